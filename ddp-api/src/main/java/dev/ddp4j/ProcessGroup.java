@@ -1,0 +1,69 @@
+package dev.ddp4j;
+
+import java.time.Duration;
+
+/**
+ * A fixed set of {@link #size()} processes that run collectives together; this process is {@link
+ * #rank()}. Obtain one from {@link Ddp#init()}.
+ *
+ * <p>Contract, as in PyTorch's c10d and NCCL: every rank calls the same collectives in the same
+ * order with the same count, dtype, op and root. Each call returns at once with a {@link Work};
+ * collectives run in issue order. A collective that cannot finish within the group's {@link
+ * #timeout()} fails on every live rank with an error naming the ranks that never arrived. Buffers
+ * are {@link HostBuffer}s for the {@code cpu} backend and {@link DeviceBuffer}s for {@code cuda}.
+ * Methods are safe to call from one thread at a time.
+ */
+public interface ProcessGroup extends AutoCloseable {
+
+  /** This process's rank, {@code 0 <= rank < size}. */
+  int rank();
+
+  /** The number of ranks. */
+  int size();
+
+  /** The backend's name: {@code cpu} or {@code cuda}. */
+  String backend();
+
+  /** How long a collective may take before it fails with {@link DdpTimeoutException}. */
+  Duration timeout();
+
+  /** The key-value store this group rendezvoused through (shared by all ranks). */
+  Store store();
+
+  /**
+   * Reduces {@code buffer} across ranks with {@code op} and leaves the result in every rank's
+   * buffer.
+   */
+  Work allReduce(TensorBuffer buffer, ReduceOp op);
+
+  /**
+   * Reduces {@code input} across ranks with {@code op} into every rank's {@code output} (same count
+   * and dtype; {@code input} is left unchanged, and may be the same buffer as {@code output}).
+   */
+  Work allReduce(TensorBuffer input, TensorBuffer output, ReduceOp op);
+
+  /** Copies rank {@code root}'s {@code buffer} into every other rank's {@code buffer}. */
+  Work broadcast(TensorBuffer buffer, int root);
+
+  /**
+   * Concatenates every rank's {@code input} in rank order into every rank's {@code output}; {@code
+   * output.count() == input.count() * size()}.
+   */
+  Work allGather(TensorBuffer input, TensorBuffer output);
+
+  /**
+   * Reduces {@code input} across ranks and leaves block {@code rank} of the result in {@code
+   * output}; {@code input.count() == output.count() * size()}.
+   */
+  Work reduceScatter(TensorBuffer input, TensorBuffer output, ReduceOp op);
+
+  /** Completes once every rank has called it. */
+  Work barrier();
+
+  /**
+   * Leaves the group: waits for this rank's collectives in flight up to the timeout, then releases
+   * transports, shared memory and the store connection. Collectives called afterwards fail.
+   */
+  @Override
+  void close();
+}

@@ -1,0 +1,63 @@
+package dev.ddp4j.spi;
+
+import dev.ddp4j.TensorBuffer;
+
+/**
+ * The local argument checks every backend makes before it starts a collective, with messages that
+ * name the values and the rule. (Cross-rank agreement is the backend's own check.)
+ */
+public final class CollectiveChecks {
+
+  private CollectiveChecks() {}
+
+  /** Out-of-place all-reduce: same dtype and count. */
+  public static void sameShape(String op, TensorBuffer input, TensorBuffer output) {
+    if (input.dataType() != output.dataType() || input.count() != output.count()) {
+      throw new IllegalArgumentException(
+          op
+              + ": input is "
+              + input.count()
+              + " "
+              + input.dataType()
+              + " but output is "
+              + output.count()
+              + " "
+              + output.dataType()
+              + " (expected: the same count and dtype)");
+    }
+  }
+
+  /** All-gather: output holds {@code size} inputs. */
+  public static void gathered(String op, TensorBuffer part, TensorBuffer whole, int size) {
+    if (part.dataType() != whole.dataType()) {
+      throw new IllegalArgumentException(
+          op
+              + ": dtypes differ, "
+              + part.dataType()
+              + " and "
+              + whole.dataType()
+              + " (expected: the same dtype)");
+    }
+    if (whole.count() != part.count() * (long) size) {
+      throw new IllegalArgumentException(
+          op
+              + ": the whole buffer has "
+              + whole.count()
+              + " elements but the per-rank part has "
+              + part.count()
+              + " (expected: whole = part x "
+              + size
+              + " ranks = "
+              + part.count() * (long) size
+              + ")");
+    }
+  }
+
+  /** Broadcast and other rooted collectives: {@code 0 <= root < size}. */
+  public static void root(String op, int root, int size) {
+    if (root < 0 || root >= size) {
+      throw new IllegalArgumentException(
+          op + ": root " + root + " is not a rank (expected: 0 <= root < " + size + ")");
+    }
+  }
+}

@@ -1,0 +1,87 @@
+package dev.ddp4j;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class WorkerEnvironmentTest {
+
+  private static final InitOptions ENV = InitOptions.fromEnvironment(Map.of());
+
+  @Test
+  void shouldReadWhatTheLauncherSets() {
+    Map<String, String> env =
+        Map.of(
+            "RANK", "5",
+            "WORLD_SIZE", "8",
+            "LOCAL_RANK", "1",
+            "LOCAL_WORLD_SIZE", "4",
+            "GROUP_RANK", "1",
+            "MASTER_ADDR", "10.0.0.5",
+            "MASTER_PORT", "29500",
+            "DDP4J_RESTART_COUNT", "2");
+    WorkerEnvironment w = WorkerEnvironment.resolve(ENV, env);
+    assertThat(w)
+        .isEqualTo(new WorkerEnvironment(5, 8, 1, 4, 1, 2, InitMethod.tcp("10.0.0.5", 29500)));
+  }
+
+  @Test
+  void shouldLetOptionsOverrideTheEnvironmentAndDefaultTheLocalRanks() {
+    InitOptions o = ENV.withInitMethod("file:///tmp/s").withRank(1, 3);
+    WorkerEnvironment w = WorkerEnvironment.resolve(o, Map.of("RANK", "0", "WORLD_SIZE", "9"));
+    assertThat(w.rank()).isEqualTo(1);
+    assertThat(w.worldSize()).isEqualTo(3);
+    assertThat(w.localRank()).isEqualTo(1);
+    assertThat(w.localWorldSize()).isEqualTo(3);
+    assertThat(w.initMethod().toString()).isEqualTo("file:///tmp/s");
+  }
+
+  @Test
+  void shouldNameTheMissingOrBadVariable() {
+    assertThatThrownBy(() -> WorkerEnvironment.resolve(ENV, Map.of("WORLD_SIZE", "2")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("RANK is not set")
+        .hasMessageContaining("launcher.jar");
+    assertThatThrownBy(() -> WorkerEnvironment.resolve(ENV, Map.of("RANK", "x", "WORLD_SIZE", "2")))
+        .hasMessageStartingWith("RANK='x' is not an integer");
+    assertThatThrownBy(() -> WorkerEnvironment.resolve(ENV, Map.of("RANK", "2", "WORLD_SIZE", "2")))
+        .hasMessageContaining("RANK=2 is outside the job (expected: 0 <= RANK < WORLD_SIZE=2)");
+    assertThatThrownBy(() -> WorkerEnvironment.resolve(ENV, Map.of("RANK", "0", "WORLD_SIZE", "2")))
+        .hasMessageContaining("env:// needs MASTER_ADDR");
+    assertThatThrownBy(
+            () ->
+                WorkerEnvironment.resolve(
+                    ENV,
+                    Map.of(
+                        "RANK",
+                        "0",
+                        "WORLD_SIZE",
+                        "2",
+                        "MASTER_ADDR",
+                        "h",
+                        "MASTER_PORT",
+                        "99999")))
+        .hasMessageContaining("MASTER_PORT=99999 is out of range");
+  }
+
+  @Test
+  void shouldReadTheInitOptionsVariables() {
+    InitOptions o =
+        InitOptions.fromEnvironment(
+            Map.of(
+                "DDP4J_INIT_METHOD", "tcp://h:7",
+                "DDP4J_BACKEND", "CPU",
+                "DDP4J_TIMEOUT_SECONDS", "1.5"));
+    assertThat(o.initMethod()).isEqualTo(InitMethod.tcp("h", 7));
+    assertThat(o.backend()).isEqualTo("cpu");
+    assertThat(o.timeout()).isEqualTo(Duration.ofMillis(1500));
+    assertThat(ENV.timeout()).isEqualTo(Duration.ofSeconds(300));
+    assertThatThrownBy(() -> InitOptions.fromEnvironment(Map.of("DDP4J_TIMEOUT_SECONDS", "soon")))
+        .hasMessageContaining("DDP4J_TIMEOUT_SECONDS='soon'");
+    assertThatThrownBy(() -> InitOptions.fromEnvironment(Map.of("DDP4J_BACKEND", "gloo")))
+        .hasMessageContaining("backend 'gloo' is not known (expected: auto, cpu or cuda)");
+  }
+}
