@@ -1,0 +1,44 @@
+package dev.ddp4j.collectives.cpu;
+
+import dev.ddp4j.spi.FutureWork;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * A queued collective of the cpu group: what to run, and the {@link FutureWork} it completes.
+ * {@link #await} spins briefly before blocking, because a small collective finishes in microseconds
+ * and waking a parked thread costs more than that.
+ */
+final class CpuWork extends FutureWork {
+
+  private static final long SPIN_NS = 50_000;
+
+  final Runnable body;
+
+  CpuWork(
+      long sequence,
+      String what,
+      Duration timeout,
+      Supplier<List<Integer>> missing,
+      Runnable body) {
+    super(sequence, what, timeout, missing);
+    this.body = body;
+  }
+
+  @Override
+  public void await(Duration timeout) {
+    if (!isCompleted()) {
+      long until = System.nanoTime() + Math.min(SPIN_NS, timeout.toNanos());
+      int spins = 0;
+      while (!isCompleted() && System.nanoTime() - until < 0) {
+        if (++spins < 200) {
+          Thread.onSpinWait();
+        } else {
+          Thread.yield(); // on few cores, let the progress thread run
+        }
+      }
+    }
+    super.await(timeout);
+  }
+}
