@@ -19,9 +19,10 @@ import dev.ddp4j.spi.CollectiveChecks;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The {@code cpu} {@link ProcessGroup}. Calls check their arguments, take the next sequence number
@@ -33,8 +34,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class CpuProcessGroup implements ProcessGroup {
 
   private static final AtomicInteger GROUPS_IN_THIS_JVM = new AtomicInteger();
-  private static final CpuWork STOP = new CpuWork(-1, "stop", Duration.ZERO, List::of, () -> {});
-  private static final long QUEUE_SPIN_NS = 200_000;
+  private static final long IDLE_PARK_NS = 250_000L;
+  private static final long HANDOFF_GRACE_NS = 20_000L;
 
   private final int rank;
   private final int size;
@@ -44,11 +45,14 @@ public final class CpuProcessGroup implements ProcessGroup {
   private final CpuCollectives collectives;
   private final FlightRecorder recorder;
   private final DebugLog log;
-  private final LinkedBlockingQueue<CpuWork> queue = new LinkedBlockingQueue<>();
+  private final ConcurrentLinkedQueue<CpuWork> queue = new ConcurrentLinkedQueue<>();
+  private final ReentrantLock engine = new ReentrantLock(); // held by whoever runs the queue
   private final PieceTag tag = new PieceTag();
   private final Thread progress;
   private long nextSequence;
   private volatile boolean closed;
+  private volatile boolean stopping;
+  private volatile boolean progressIdle;
   private volatile Throwable broken;
 
   private CpuProcessGroup(
@@ -214,10 +218,17 @@ public final class CpuProcessGroup implements ProcessGroup {
             what,
             timeout,
             () -> closed ? List.of() : links.notStarted(seq),
-            () -> execute(self[0], meta, count, body, what));
+            () -> execute(self[0], meta, count, body, what),
+            this);
     self[0] = work;
     recorder.queued(seq, what, System.nanoTime());
+    // A lone collective is usually awaited at once and run by its caller; the idle progress thread
+    // is woken only once a second one queues up (else it finds the first within IDLE_PARK_NS).
+    boolean alone = queue.isEmpty();
     queue.add(work);
+    if (!alone && progressIdle) {
+      LockSupport.unpark(progress);
+    }
     return work;
   }
 
@@ -262,29 +273,52 @@ public final class CpuProcessGroup implements ProcessGroup {
   }
 
   private void progressLoop() {
-    try {
-      while (true) {
-        CpuWork work = queue.poll();
-        if (work == null) {
-          long until = System.nanoTime() + QUEUE_SPIN_NS;
-          while ((work = queue.poll()) == null && System.nanoTime() - until < 0) {
-            Thread.onSpinWait();
-          }
-          if (work == null) {
-            work = queue.poll(100, TimeUnit.MILLISECONDS);
-          }
-          if (work == null) {
-            continue;
-          }
+    while (!stopping) {
+      if (queue.isEmpty()) {
+        progressIdle = true;
+        if (queue.isEmpty() && !stopping) {
+          LockSupport.parkNanos(this, IDLE_PARK_NS);
         }
-        if (work == STOP) {
-          return;
-        }
-        work.body.run();
+        progressIdle = false;
+        continue;
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      // Give a caller that awaits at once the chance to run its collective itself: waking a
+      // thread to hand it a result costs more than an 8-byte all-reduce.
+      LockSupport.parkNanos(this, HANDOFF_GRACE_NS);
+      if (engine.tryLock()) { // else a caller is running the queue
+        try {
+          drain(null);
+        } finally {
+          engine.unlock();
+        }
+      }
     }
+  }
+
+  /**
+   * Runs queued collectives in order until {@code until} completed (or the queue is empty); the
+   * caller holds {@link #engine}.
+   */
+  private void drain(CpuWork until) {
+    CpuWork next;
+    while ((until == null || !until.isCompleted()) && (next = queue.poll()) != null) {
+      next.body.run();
+    }
+  }
+
+  /**
+   * Called by {@link CpuWork#await}: runs the queue on the calling thread up to {@code work} if no
+   * other thread is running it; true if {@code work} is complete afterwards.
+   */
+  boolean helpUntil(CpuWork work) {
+    if (engine.tryLock()) {
+      try {
+        drain(work);
+      } finally {
+        engine.unlock();
+      }
+    }
+    return work.isCompleted();
   }
 
   /** The flight recorder's dump: the last collectives of this rank with state and timings. */
@@ -300,16 +334,15 @@ public final class CpuProcessGroup implements ProcessGroup {
       }
       closed = true;
     }
-    queue.add(STOP);
+    stopping = true;
+    LockSupport.unpark(progress);
     try {
       progress.join(timeout.toMillis() + 2_000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
     for (CpuWork left; (left = queue.poll()) != null; ) {
-      if (left != STOP) {
-        left.fail(new DdpException(left + ": the group was closed before it ran"));
-      }
+      left.fail(new DdpException(left + ": the group was closed before it ran"));
     }
     if (progress.isAlive()) {
       // Unmapping memory the progress thread still touches would crash the JVM: leak it instead.
