@@ -34,7 +34,8 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class CpuProcessGroup implements ProcessGroup {
 
   private static final AtomicInteger GROUPS_IN_THIS_JVM = new AtomicInteger();
-  private static final long IDLE_PARK_NS = 250_000L;
+  private static final long MIN_IDLE_PARK_NS = 50_000L;
+  private static final long MAX_IDLE_PARK_NS = 5_000_000L;
   private static final long HANDOFF_GRACE_NS = 20_000L;
 
   private final int rank;
@@ -223,7 +224,7 @@ public final class CpuProcessGroup implements ProcessGroup {
     self[0] = work;
     recorder.queued(seq, what, System.nanoTime());
     // A lone collective is usually awaited at once and run by its caller; the idle progress thread
-    // is woken only once a second one queues up (else it finds the first within IDLE_PARK_NS).
+    // is woken only once a second one queues up (else it finds the first within MAX_IDLE_PARK_NS).
     boolean alone = queue.isEmpty();
     queue.add(work);
     if (!alone && progressIdle) {
@@ -273,13 +274,17 @@ public final class CpuProcessGroup implements ProcessGroup {
   }
 
   private void progressLoop() {
+    long parkNs = MIN_IDLE_PARK_NS;
     while (!stopping) {
       if (queue.isEmpty()) {
         progressIdle = true;
         if (queue.isEmpty() && !stopping) {
-          LockSupport.parkNanos(this, IDLE_PARK_NS);
+          LockSupport.parkNanos(this, parkNs);
         }
         progressIdle = false;
+        // Idle wake-ups preempt a spinning rank on a busy core: back off while callers run their
+        // own collectives, come back quickly once work waits for this thread.
+        parkNs = queue.isEmpty() ? Math.min(MAX_IDLE_PARK_NS, parkNs * 2) : MIN_IDLE_PARK_NS;
         continue;
       }
       // Give a caller that awaits at once the chance to run its collective itself: waking a
