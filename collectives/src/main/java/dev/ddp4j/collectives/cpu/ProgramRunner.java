@@ -229,33 +229,52 @@ final class ProgramRunner {
   }
 
   private void check(CompiledProgram p, PieceTag tag, long deadlineNs, long now, String what) {
+    String prefix = what + " #" + tag.sequence + " on rank " + rank;
+    int failedPeer = -1;
     for (int peer = 0; peer < links.size(); peer++) {
-      if (peer != rank) {
-        String problem = links.peerProblem(peer);
-        if (problem != null) {
-          throw new PeerFailureException(
-              peer, what + " #" + tag.sequence + " on rank " + rank + " cannot finish: " + problem);
-        }
+      if (peer == rank) {
+        continue;
+      }
+      String gone = links.peerGone(peer, false);
+      if (gone != null) {
+        throw new PeerFailureException(peer, prefix + " cannot finish: " + gone);
+      }
+      if (failedPeer < 0 && links.peerFailed(peer) != null) {
+        failedPeer = peer;
       }
     }
-    if (now - deadlineNs >= 0) {
-      List<Integer> missing = links.notStarted(tag.sequence);
-      List<Integer> waitingOn = waitingOn(p);
-      throw new DdpTimeoutException(
-          what
-              + " #"
-              + tag.sequence
-              + " timed out on rank "
-              + rank
-              + (missing.isEmpty()
-                  ? "; every peer this rank can see began it"
-                  : "; ranks that never arrived: " + missing)
-              + "; rank "
-              + rank
-              + " was waiting on ranks "
-              + waitingOn,
-          missing.isEmpty() ? waitingOn : missing);
+    boolean late = now - deadlineNs >= 0;
+    if (!late && failedPeer < 0) {
+      return;
     }
+    List<Integer> missing = links.notStarted(tag.sequence);
+    for (int peer : missing) { // a rank that never arrived may be a dead one: say so
+      String gone = links.peerGone(peer, true);
+      if (gone != null) {
+        throw new PeerFailureException(peer, prefix + " cannot finish: " + gone);
+      }
+    }
+    String cause = failedPeer < 0 ? "" : "; " + links.peerFailed(failedPeer);
+    if (!missing.isEmpty()) {
+      throw new DdpTimeoutException(
+          prefix
+              + (late ? " timed out" : " cannot finish")
+              + ": ranks that never arrived: "
+              + missing
+              + cause,
+          missing);
+    }
+    if (failedPeer >= 0) {
+      throw new PeerFailureException(failedPeer, prefix + " cannot finish" + cause);
+    }
+    List<Integer> waitingOn = waitingOn(p);
+    throw new DdpTimeoutException(
+        prefix
+            + " timed out; every peer this rank can see began it; rank "
+            + rank
+            + " was waiting on ranks "
+            + waitingOn,
+        waitingOn);
   }
 
   private List<Integer> waitingOn(CompiledProgram p) {

@@ -142,21 +142,28 @@ public final class HostLinks implements Links {
   }
 
   @Override
-  public String peerProblem(int peer) {
+  public String peerGone(int peer, boolean fresh) {
     if (shm != null && shm.has(peer)) {
-      long failed = shm.failedOn(peer);
-      if (failed != 0) {
-        return "rank " + peer + " failed collective #" + (failed - 1) + " (its log says why)";
-      }
       long now = System.nanoTime();
-      if (now - pidCheckedNs[peer] > PID_CHECK_INTERVAL_NS) {
+      if (fresh || now - pidCheckedNs[peer] > PID_CHECK_INTERVAL_NS) {
         pidCheckedNs[peer] = now;
         long pid = shm.pid(peer);
         exited[peer] = !ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
       }
       return exited[peer] ? "rank " + peer + " (pid " + shm.pid(peer) + ") exited" : null;
     }
-    return sockets == null ? null : sockets.problem(peer);
+    return sockets == null ? null : sockets.gone(peer);
+  }
+
+  @Override
+  public String peerFailed(int peer) {
+    if (shm != null && shm.has(peer)) {
+      long failed = shm.failedOn(peer);
+      return failed == 0
+          ? null
+          : "rank " + peer + " gave up on collective #" + (failed - 1) + " (its log says why)";
+    }
+    return sockets == null ? null : sockets.failure(peer);
   }
 
   @Override

@@ -29,10 +29,17 @@ public interface Links extends AutoCloseable {
   void failed(long sequence, String reason);
 
   /**
-   * Null if {@code peer} looks alive and has reported no failure; otherwise why not, in words (e.g.
-   * {@code rank 2 (pid 4242) exited}). Called about once a millisecond while waiting.
+   * Null while {@code peer} looks alive; otherwise why it is gone, in words (e.g. {@code rank 2
+   * (pid 4242) exited}, {@code connection from rank 2 closed}). Called about once a millisecond
+   * while waiting; process liveness is looked up at most every 100 ms unless {@code fresh}.
    */
-  String peerProblem(int peer);
+  String peerGone(int peer, boolean fresh);
+
+  /**
+   * Null unless {@code peer} reported that a collective failed there (it gave up: timeout,
+   * mismatch, a dead peer of its own); then what it said.
+   */
+  String peerFailed(int peer);
 
   /**
    * The peers that have provably not begun collective {@code sequence} (peers whose progress this

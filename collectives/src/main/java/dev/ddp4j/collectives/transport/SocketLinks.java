@@ -10,6 +10,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -42,7 +43,8 @@ final class SocketLinks implements AutoCloseable {
   private final Channel[] outbound; // [peer], null for peers on this node
   private final SocketRecvPort[][] inbound; // [peer][channel]
   private final String[] addresses;
-  private final AtomicReferenceArray<String> problems; // [peer], null while fine
+  private final AtomicReferenceArray<String> problems; // [peer]: why it is gone, null while fine
+  private final AtomicReferenceArray<String> failures; // [peer]: what it reported, or null
   private final CountDownLatch hellos;
   volatile Thread progressThread;
 
@@ -54,6 +56,7 @@ final class SocketLinks implements AutoCloseable {
     this.inbound = new SocketRecvPort[size][channels];
     this.addresses = new String[size];
     this.problems = new AtomicReferenceArray<>(size);
+    this.failures = new AtomicReferenceArray<>(size);
     this.hellos = new CountDownLatch(remotePeers);
     for (int p = 0; p < size; p++) {
       for (int c = 0; c < channels; c++) {
@@ -71,6 +74,7 @@ final class SocketLinks implements AutoCloseable {
     this.inbound = base.inbound;
     this.addresses = base.addresses;
     this.problems = base.problems;
+    this.failures = base.failures;
     this.hellos = base.hellos;
     this.server = server;
   }
@@ -164,7 +168,20 @@ final class SocketLinks implements AutoCloseable {
                   @Override
                   protected void initChannel(SocketChannel ch) {
                     ch.closeFuture()
-                        .addListener(f -> lost(peer, "connection to " + addr + " closed"));
+                        .addListener(
+                            f ->
+                                lost(
+                                    peer,
+                                    "connection to rank " + peer + " at " + addr + " closed"));
+                    ch.pipeline()
+                        .addLast(
+                            new ChannelInboundHandlerAdapter() {
+                              @Override
+                              public void exceptionCaught(ChannelHandlerContext ctx, Throwable e) {
+                                lost(peer, "connection to rank " + peer + " at " + addr + ": " + e);
+                                ctx.close();
+                              }
+                            });
                   }
                 })
             .connect(target)
@@ -230,7 +247,11 @@ final class SocketLinks implements AutoCloseable {
                   frame.readerIndex() + HEADER_BYTES,
                   frame.readableBytes() - HEADER_BYTES,
                   StandardCharsets.UTF_8);
-          lost(peer, "rank " + peer + " failed collective #" + seq + ": " + reason);
+          if (peer >= 0) {
+            failures.compareAndSet(
+                peer, null, "rank " + peer + " gave up on collective #" + seq + ": " + reason);
+          }
+          wake();
         }
       } finally {
         frame.release();
@@ -257,6 +278,10 @@ final class SocketLinks implements AutoCloseable {
     if (peer >= 0) {
       problems.compareAndSet(peer, null, why);
     }
+    wake();
+  }
+
+  private void wake() {
     Thread t = progressThread;
     if (t != null) {
       java.util.concurrent.locks.LockSupport.unpark(t);
@@ -275,8 +300,12 @@ final class SocketLinks implements AutoCloseable {
     return addresses[peer];
   }
 
-  String problem(int peer) {
+  String gone(int peer) {
     return problems.get(peer);
+  }
+
+  String failure(int peer) {
+    return failures.get(peer);
   }
 
   void failed(long sequence, String reason) {
