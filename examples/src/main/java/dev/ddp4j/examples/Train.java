@@ -9,6 +9,7 @@ import dev.ddp4j.runtime.checkpoint.Checkpoints;
 import dev.ddp4j.runtime.data.DistributedDataSetIterator;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import org.deeplearning4j.datasets.iterator.utilty.ListDataSetIterator;
 import org.deeplearning4j.nn.conf.MultiLayerConfiguration;
@@ -21,7 +22,6 @@ import org.nd4j.evaluation.classification.Evaluation;
 import org.nd4j.linalg.activations.Activation;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.dataset.DataSet;
-import org.nd4j.linalg.dataset.SplitTestAndTrain;
 import org.nd4j.linalg.learning.config.Adam;
 import org.nd4j.linalg.lossfunctions.LossFunctions;
 import picocli.CommandLine;
@@ -93,18 +93,19 @@ public final class Train implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     try (ProcessGroup pg = Ddp.init()) {
-      SplitTestAndTrain split =
-          TeacherData.generate(seed, examples, FEATURES, CLASSES).splitTestAndTrain(0.9);
+      // Every rank generates the same data from the seed; the last 10% is held out for testing.
+      List<DataSet> all = TeacherData.generate(seed, examples, FEATURES, CLASSES).asList();
+      int trainCount = examples * 9 / 10;
       DistributedDataSetIterator train =
           new DistributedDataSetIterator(
-              new ListDataSetIterator<>(split.getTrain().asList(), batchSize),
+              new ListDataSetIterator<>(all.subList(0, trainCount), batchSize),
               pg.rank(),
               pg.size(),
               seed,
               false);
       DistributedDataSetIterator test =
           new DistributedDataSetIterator(
-              new ListDataSetIterator<>(split.getTest().asList(), 256),
+              new ListDataSetIterator<>(all.subList(trainCount, all.size()), 256),
               pg.rank(),
               pg.size(),
               seed,
