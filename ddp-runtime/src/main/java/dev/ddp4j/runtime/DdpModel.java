@@ -266,6 +266,11 @@ public final class DdpModel implements AutoCloseable {
         : ((ComputationGraph) m).evaluate(iterator);
   }
 
+  /** The bucket engine (its plan, and how much communication it hid behind backward so far). */
+  public GradientReducer reducer() {
+    return reducer;
+  }
+
   /** The buckets gradients travel in. */
   public BucketPlan bucketPlan() {
     return reducer.plan();

@@ -36,6 +36,9 @@ public final class GradientReducer {
   private INDArray accumulatedSeen;
   private int launched;
   private boolean active;
+  private final java.util.concurrent.atomic.AtomicLong commNanos =
+      new java.util.concurrent.atomic.AtomicLong();
+  private long exposedNanos;
 
   public GradientReducer(ProcessGroup group, BucketPlan plan, CommHook hook, Timeline timeline) {
     this.group = group;
@@ -108,6 +111,9 @@ public final class GradientReducer {
       long startNs = System.nanoTime();
       CommHook.Pending p = hook.start(group, bucketViews[b]);
       pending[b] = p;
+      p.work()
+          .toCompletableFuture()
+          .whenComplete((v, e) -> commNanos.addAndGet(System.nanoTime() - startNs));
       if (timeline.enabled()) {
         String name = "allreduce bucket " + b + " (" + bucketViews[b].length() + " elements)";
         p.work()
@@ -137,10 +143,24 @@ public final class GradientReducer {
           pending[b] = null;
         }
       }
+      exposedNanos += System.nanoTime() - waitNs;
       timeline.record("wait for gradients", Timeline.COMPUTE, waitNs);
     } finally {
       active = false;
     }
+  }
+
+  /** Total time buckets spent in flight, launch to completion, over all steps so far. */
+  public long commNanos() {
+    return commNanos.get();
+  }
+
+  /**
+   * Total time the training thread waited for buckets after backward, over all steps so far: the
+   * part of the communication backward did not hide.
+   */
+  public long exposedNanos() {
+    return exposedNanos;
   }
 
   /** Whether a step is armed: between {@link #beginStep} and {@link #finishStep}. */
