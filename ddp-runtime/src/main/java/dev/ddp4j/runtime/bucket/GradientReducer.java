@@ -84,6 +84,13 @@ public final class GradientReducer {
 
   private void slice(INDArray flat, INDArray[] views) {
     INDArray vector = flat.reshape(flat.length());
+    if (vector.data().address() != flat.data().address()) {
+      // A copy would be reduced instead of the model's gradient; DL4J's flat views are contiguous,
+      // so this
+      // only fails if the model's gradient buffer is not one flat array.
+      throw new IllegalStateException(
+          "the model's gradient view is not one contiguous flat buffer");
+    }
     for (Bucket b : plan.buckets()) {
       views[b.index()] = vector.get(NDArrayIndex.interval(b.offset(), b.end()));
     }
