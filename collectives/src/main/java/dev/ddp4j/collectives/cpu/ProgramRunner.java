@@ -30,7 +30,7 @@ import java.util.List;
  */
 final class ProgramRunner {
 
-  private static final int WINDOW = 4;
+  private static final int WINDOW = 16;
   private static final long CHECK_INTERVAL_NS = 1_000_000L;
 
   private final Links links;
@@ -83,11 +83,15 @@ final class ProgramRunner {
         int steps = kinds.length;
         int first = cursor[c];
         for (int i = first; i < steps && i < first + WINDOW; i++) {
-          if (done(program, c, i, pieceBytes)
-              || blockedByEarlier(program, c, first, i, pieceBytes)) {
+          if (done(program, c, i, pieceBytes)) {
             continue;
           }
-          moved |= advance(program, c, i, base, offset, type, op, tag, pieceBytes, elementBytes);
+          int allowed = allowedPieces(program, c, first, i, pieceBytes);
+          if (allowed > piecesDone[c][i]) {
+            moved |=
+                advance(
+                    program, c, i, allowed, base, offset, type, op, tag, pieceBytes, elementBytes);
+          }
         }
         while (first < steps && done(program, c, first, pieceBytes)) {
           first++;
@@ -130,27 +134,38 @@ final class ProgramRunner {
     return piecesDone[c][i] >= pieces(p.lengthBytes[c][i], pieceBytes);
   }
 
-  /** True if step {@code i} must wait for an unfinished earlier step of its window. */
-  private boolean blockedByEarlier(CompiledProgram p, int c, int first, int i, int pieceBytes) {
+  /**
+   * How many pieces of step {@code i} may be done given the unfinished earlier steps of its window:
+   * none behind a step on the same queue (peer and direction) or one whose bytes overlap and one of
+   * them writes; up to that step's progress behind one over exactly the same bytes (piece k of a
+   * receive may land once piece k was sent, so a send and a receive of a whole buffer pipeline);
+   * otherwise all.
+   */
+  private int allowedPieces(CompiledProgram p, int c, int first, int i, int pieceBytes) {
     byte k = p.kind[c][i];
     long from = p.offsetBytes[c][i];
-    long to = from + p.lengthBytes[c][i];
+    long length = p.lengthBytes[c][i];
+    int allowed = Integer.MAX_VALUE;
     for (int j = first; j < i; j++) {
       if (done(p, c, j, pieceBytes)) {
         continue;
       }
       byte kj = p.kind[c][j];
-      boolean sameQueue =
-          p.peer[c][j] == p.peer[c][i]
-              && (kj == CompiledProgram.SEND) == (k == CompiledProgram.SEND);
+      if (p.peer[c][j] == p.peer[c][i]
+          && (kj == CompiledProgram.SEND) == (k == CompiledProgram.SEND)) {
+        return 0;
+      }
       long fj = p.offsetBytes[c][j];
-      boolean overlap = fj < to && from < fj + p.lengthBytes[c][j];
-      boolean writes = k != CompiledProgram.SEND || kj != CompiledProgram.SEND;
-      if (sameQueue || (overlap && writes)) {
-        return true;
+      long lj = p.lengthBytes[c][j];
+      boolean overlap = fj < from + length && from < fj + lj;
+      if (overlap && (k != CompiledProgram.SEND || kj != CompiledProgram.SEND)) {
+        if (fj != from || lj != length) {
+          return 0;
+        }
+        allowed = Math.min(allowed, piecesDone[c][j]);
       }
     }
-    return false;
+    return allowed;
   }
 
   /** Moves as many pieces of step {@code i} as the transport takes now; true if any moved. */
@@ -158,6 +173,7 @@ final class ProgramRunner {
       CompiledProgram p,
       int c,
       int i,
+      int allowed,
       Object base,
       long offset,
       DataType type,
@@ -166,7 +182,7 @@ final class ProgramRunner {
       int pieceBytes,
       int elementBytes) {
     long length = p.lengthBytes[c][i];
-    int total = pieces(length, pieceBytes);
+    int total = Math.min(allowed, pieces(length, pieceBytes));
     int peer = p.peer[c][i];
     byte kind = p.kind[c][i];
     boolean moved = false;
