@@ -358,6 +358,13 @@ public final class CpuProcessGroup implements ProcessGroup {
       }
       closed = true;
     }
+    // Finish what was queued (the contract: close waits for collectives in flight), then stop.
+    engine.lock();
+    try {
+      drain(null);
+    } finally {
+      engine.unlock();
+    }
     stopping = true;
     LockSupport.unpark(progress);
     try {

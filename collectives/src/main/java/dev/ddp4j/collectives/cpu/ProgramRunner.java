@@ -41,11 +41,14 @@ final class ProgramRunner {
   private final RecvPort[][] recv;
   private int[][] piecesDone = new int[0][];
   private int[] cursor = new int[0];
+  private final boolean[] stillNeeded;
+  private boolean sawPeerFailure;
 
   ProgramRunner(Links links) {
     this.links = links;
     this.rank = links.rank();
     int n = links.size();
+    this.stillNeeded = new boolean[n];
     send = new SendPort[n][links.channels()];
     recv = new RecvPort[n][links.channels()];
     for (int p = 0; p < n; p++) {
@@ -75,6 +78,7 @@ final class ProgramRunner {
     int elementBytes = type.sizeBytes();
     long nextCheckNs = System.nanoTime() + CHECK_INTERVAL_NS;
     waiter.reset();
+    sawPeerFailure = false;
     while (true) {
       boolean moved = false;
       boolean finished = true;
@@ -247,11 +251,13 @@ final class ProgramRunner {
   private void check(CompiledProgram p, PieceTag tag, long deadlineNs, long now, String what) {
     String prefix = what + " #" + tag.sequence + " on rank " + rank;
     int failedPeer = -1;
+    markPeersStillNeeded(p);
     for (int peer = 0; peer < links.size(); peer++) {
       if (peer == rank) {
         continue;
       }
-      String gone = links.peerGone(peer, false);
+      // A peer that finished its part and left is no failure; one this rank still needs is.
+      String gone = stillNeeded[peer] ? links.peerGone(peer, false) : null;
       if (gone != null) {
         throw new PeerFailureException(peer, prefix + " cannot finish: " + gone);
       }
@@ -261,6 +267,12 @@ final class ProgramRunner {
     }
     boolean late = now - deadlineNs >= 0;
     if (!late && failedPeer < 0) {
+      return;
+    }
+    if (!late && !sawPeerFailure) {
+      // Give the pieces already here one more pass: a mismatch found in them names both sides,
+      // which says more than "rank 1 gave up".
+      sawPeerFailure = true;
       return;
     }
     List<Integer> missing = links.notStarted(tag.sequence);
@@ -291,6 +303,16 @@ final class ProgramRunner {
             + " was waiting on ranks "
             + waitingOn,
         waitingOn);
+  }
+
+  /** Sets {@link #stillNeeded} for the peers of every unfinished step. */
+  private void markPeersStillNeeded(CompiledProgram p) {
+    java.util.Arrays.fill(stillNeeded, false);
+    for (int c = 0; c < p.channels(); c++) {
+      for (int i = cursor[c]; i < p.kind[c].length; i++) {
+        stillNeeded[p.peer[c][i]] = true;
+      }
+    }
   }
 
   private List<Integer> waitingOn(CompiledProgram p) {
