@@ -36,7 +36,8 @@ public final class PlanCompiler {
                   + n
                   + " ranks have none (use ring or tree)");
         }
-        yield HierarchicalSchedules.allReduce(plan.islands(), count, 2, maxStepElements);
+        yield HierarchicalSchedules.allReduce(
+            plan.islands(), count, plan.hierarchicalChannels(), maxStepElements);
       }
     };
   }
