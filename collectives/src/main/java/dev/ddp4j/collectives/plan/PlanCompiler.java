@@ -27,8 +27,8 @@ public final class PlanCompiler {
       case RING ->
           RingSchedules.allReduce(plan.rings().toArray(new int[0][]), count, maxStepElements);
       case TREE -> TreeSchedules.allReduce(plan.trees().parents(), count, maxStepElements);
-      case ONESHOT -> DirectSchedules.oneShot(n, count);
-      case TWOSHOT -> DirectSchedules.twoShot(n, count);
+      case ONESHOT -> DirectSchedules.oneShot(n, count, plan.wideChannels());
+      case TWOSHOT -> DirectSchedules.twoShot(n, count, plan.wideChannels());
       case HIERARCHICAL -> {
         if (plan.islands().isEmpty()) {
           throw new IllegalArgumentException(
@@ -37,7 +37,7 @@ public final class PlanCompiler {
                   + " ranks have none (use ring or tree)");
         }
         yield HierarchicalSchedules.allReduce(
-            plan.islands(), count, plan.hierarchicalChannels(), maxStepElements);
+            plan.islands(), count, plan.wideChannels(), maxStepElements);
       }
     };
   }

@@ -44,8 +44,8 @@ public final class Planner {
         us.put(Algorithm.TREE, cost.treeUs(trees, bytes));
       }
       if (directOk && n > 1) {
-        us.put(Algorithm.ONESHOT, cost.oneShotUs(bytes));
-        us.put(Algorithm.TWOSHOT, cost.twoShotUs(bytes));
+        us.put(Algorithm.ONESHOT, cost.oneShotUs(bytes, 2 * hierPairs));
+        us.put(Algorithm.TWOSHOT, cost.twoShotUs(bytes, 2 * hierPairs));
       }
       if (!islands.isEmpty()) {
         us.put(Algorithm.HIERARCHICAL, cost.hierarchicalUs(islands, bytes, hierPairs));

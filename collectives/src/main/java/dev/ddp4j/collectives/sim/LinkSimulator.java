@@ -7,6 +7,7 @@ import dev.ddp4j.collectives.schedule.Step;
 import dev.ddp4j.collectives.schedule.StepKind;
 import dev.ddp4j.collectives.topology.Route;
 import dev.ddp4j.collectives.topology.Topology;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -15,14 +16,12 @@ import java.util.PriorityQueue;
 
 /**
  * Replays a {@link Schedule} on a topology, link by link, to predict its time. Each rank's channel
- * programs run in step order; a message leaves when its SEND runs (and, with {@code slots} messages
- * already unreceived on that pair and channel, once the oldest is received), occupies every
- * directed link of its route for {@code bytes / link bandwidth} in arrival order (so flows sharing
- * a link queue behind each other and get its bandwidth between them), travels at most at one
- * channel's rate, and arrives after the route's latency. A receive completes when its message has
- * arrived, plus the step overhead and, for RECV_REDUCE, the time to reduce it.
- *
- * <p>Steps are taken in time order, so links are reserved in the order the transfers happen.
+ * programs run their steps in order. A SEND posts a message (once fewer than {@code slots} are
+ * unreceived on that pair and channel); a rank's channel transmits its messages one at a time, each
+ * over the directed links of its route, where all messages in flight share every link max-min
+ * fairly and none goes faster than one channel's rate ({@link FluidLinks}); a message arrives the
+ * route's latency after its last byte left. A receive completes once its message has arrived, plus
+ * the step overhead and, for RECV_REDUCE, the time to reduce it.
  */
 public final class LinkSimulator {
 
@@ -31,14 +30,34 @@ public final class LinkSimulator {
   private final CostParams params;
   private final int slots;
   private final int elementBytes;
-  private final double[] freeAtUs;
+  private final FluidLinks links;
   private final double[] busyUs;
-  private final Map<Long, List<double[]>> messages = new HashMap<>();
+  private final Map<Long, List<Message>> messages = new HashMap<>();
+  private final Map<Long, Integer> receivedOn = new HashMap<>();
+  private final Map<Long, ArrayDeque<Message>> channelQueues = new HashMap<>();
   private final Map<Long, List<int[]>> waiting = new HashMap<>();
   private final PriorityQueue<double[]> ready =
       new PriorityQueue<>(
           (a, b) -> a[0] != b[0] ? Double.compare(a[0], b[0]) : Double.compare(a[1], b[1]));
   private long sent;
+  private double nowUs;
+
+  /** A posted message: known arrival once its last byte has crossed (else -1). */
+  private static final class Message {
+    final long pairKey;
+    final long engineKey;
+    final Route route;
+    final double bytes;
+    double arrivalUs = -1;
+    double receivedUs = -1;
+
+    Message(long pairKey, long engineKey, Route route, double bytes) {
+      this.pairKey = pairKey;
+      this.engineKey = engineKey;
+      this.route = route;
+      this.bytes = bytes;
+    }
+  }
 
   private LinkSimulator(Topology t, int[] devices, CostParams params, int slots, int elementBytes) {
     this.t = t;
@@ -46,8 +65,12 @@ public final class LinkSimulator {
     this.params = params;
     this.slots = slots;
     this.elementBytes = elementBytes;
-    this.freeAtUs = new double[2 * t.links().size()];
-    this.busyUs = new double[2 * t.links().size()];
+    double[] cap = new double[2 * t.links().size()];
+    for (int h = 0; h < cap.length; h++) {
+      cap[h] = t.link(h >> 1).gbps() * 1e3;
+    }
+    this.links = new FluidLinks(cap, params.channelGbps() * 1e3);
+    this.busyUs = new double[cap.length];
   }
 
   /**
@@ -62,6 +85,9 @@ public final class LinkSimulator {
       throw new IllegalArgumentException(
           s.nRanks() + "-rank schedule on " + devices.length + " devices (expected: one per rank)");
     }
+    if (slots < 1) {
+      throw new IllegalArgumentException("slots : " + slots + " (expected: >= 1)");
+    }
     return new LinkSimulator(t, devices, params, slots, elementBytes).replay(s);
   }
 
@@ -69,41 +95,52 @@ public final class LinkSimulator {
     return ((long) from << 42) | ((long) to << 21) | channel;
   }
 
+  private static final long SEND_WAIT = 1L << 62;
+
   private SimResult replay(Schedule s) {
     int n = s.nRanks();
-    int channels = s.channelCount();
-    int[][] cursor = new int[n][channels];
-    double[][] clock = new double[n][channels];
-    int[][] recvIndex = new int[n * channels][];
-    Map<Long, Integer> sentOn = new HashMap<>();
-    Map<Long, Integer> receivedOn = new HashMap<>();
+    int[][] cursor = new int[n][];
+    double[][] clock = new double[n][];
     for (int r = 0; r < n; r++) {
-      for (int c = 0; c < s.rank(r).channels().size(); c++) {
+      int channels = s.rank(r).channels().size();
+      cursor[r] = new int[channels];
+      clock[r] = new double[channels];
+      for (int c = 0; c < channels; c++) {
         ready.add(new double[] {0, r, c});
       }
     }
     double end = 0;
-    while (!ready.isEmpty()) {
+    while (!ready.isEmpty() || !links.isEmpty()) {
+      double nextReady = ready.isEmpty() ? Double.POSITIVE_INFINITY : ready.peek()[0];
+      double nextFinish = nowUs + links.nextFinishUs();
+      if (nextFinish < nextReady) {
+        for (FluidLinks.Flow f : links.advance(nextFinish - nowUs)) {
+          nowUs = nextFinish;
+          finished((Message) f.owner);
+        }
+        nowUs = nextFinish;
+        continue;
+      }
+      List<FluidLinks.Flow> alsoDone = links.advance(nextReady - nowUs);
+      nowUs = Math.max(nowUs, nextReady);
+      for (FluidLinks.Flow f : alsoDone) {
+        finished((Message) f.owner);
+      }
       double[] top = ready.poll();
       int r = (int) top[1];
       int c = (int) top[2];
-      clock[r][c] = Math.max(clock[r][c], top[0]);
+      clock[r][c] = Math.max(clock[r][c], nowUs);
       List<Step> steps = s.rank(r).channels().get(c);
-      boolean progressed = true;
-      while (progressed && cursor[r][c] < steps.size()) {
+      while (cursor[r][c] < steps.size() && clock[r][c] <= nowUs) {
         Step step = steps.get(cursor[r][c]);
-        progressed =
-            step.kind() == StepKind.SEND
-                ? send(r, c, step, clock, sentOn)
-                : receive(r, c, step, clock, receivedOn);
-        if (progressed) {
-          cursor[r][c]++;
-          // Yield to other programs in time order once this one's clock moved past the queue head.
-          if (!ready.isEmpty() && clock[r][c] > ready.peek()[0] && cursor[r][c] < steps.size()) {
-            ready.add(new double[] {clock[r][c], r, c});
-            break;
-          }
+        boolean done = step.kind() == StepKind.SEND ? send(r, c, step) : receive(r, c, step, clock);
+        if (!done) {
+          break;
         }
+        cursor[r][c]++;
+      }
+      if (cursor[r][c] < steps.size() && clock[r][c] > nowUs) {
+        ready.add(new double[] {clock[r][c], r, c});
       }
       end = Math.max(end, clock[r][c]);
     }
@@ -139,58 +176,71 @@ public final class LinkSimulator {
     return new SimResult(end, sent, busiest, most);
   }
 
-  private boolean send(int r, int c, Step step, double[][] clock, Map<Long, Integer> sentOn) {
+  /** Posts a message; false (and parks the program) while the pair's slots are full. */
+  private boolean send(int r, int c, Step step) {
     long k = key(r, step.peer(), c);
-    List<double[]> queue = messages.computeIfAbsent(k, x -> new ArrayList<>());
+    List<Message> queue = messages.computeIfAbsent(k, x -> new ArrayList<>());
     int index = queue.size();
-    double start = clock[r][c];
     if (index >= slots) {
-      double received = queue.get(index - slots)[1];
-      if (received < 0) {
-        waiting.computeIfAbsent(k | (1L << 62), x -> new ArrayList<>()).add(new int[] {r, c});
+      double received = queue.get(index - slots).receivedUs;
+      if (received < 0 || received > nowUs) {
+        if (received < 0) {
+          waiting.computeIfAbsent(k | SEND_WAIT, x -> new ArrayList<>()).add(new int[] {r, c});
+        } else {
+          ready.add(new double[] {received, r, c});
+        }
         return false;
       }
-      start = Math.max(start, received);
     }
     Route route = t.route(devices[r], devices[step.peer()]);
-    double bytes = (double) step.count() * elementBytes;
-    double txStart = start;
-    for (int h : route.hops()) {
-      txStart = Math.max(txStart, freeAtUs[h]);
-    }
-    double rate = Math.min(route.gbps(), params.channelGbps());
-    for (int h : route.hops()) {
-      double us = bytes / (t.link(h >> 1).gbps() * 1e3);
-      freeAtUs[h] = txStart + us;
-      busyUs[h] += us;
-    }
-    double arrival = txStart + bytes / (rate * 1e3) + route.latencyUs();
-    queue.add(new double[] {arrival, -1});
+    Message m = new Message(k, key(r, 0, c), route, (double) step.count() * elementBytes);
+    queue.add(m);
     sent++;
-    clock[r][c] = start;
-    wake(k, arrival);
+    ArrayDeque<Message> engine =
+        channelQueues.computeIfAbsent(m.engineKey, x -> new ArrayDeque<>());
+    engine.add(m);
+    if (engine.size() == 1) {
+      transmit(m);
+    }
     return true;
   }
 
-  private boolean receive(
-      int r, int c, Step step, double[][] clock, Map<Long, Integer> receivedOn) {
+  /** One channel of one rank transmits one message at a time. */
+  private void transmit(Message m) {
+    for (int h : m.route.hops()) {
+      busyUs[h] += m.bytes / (t.link(h >> 1).gbps() * 1e3);
+    }
+    links.start(new FluidLinks.Flow(m.route.hops(), Math.max(m.bytes, 1e-9), m));
+  }
+
+  private void finished(Message m) {
+    m.arrivalUs = nowUs + m.route.latencyUs();
+    ArrayDeque<Message> engine = channelQueues.get(m.engineKey);
+    engine.poll();
+    if (!engine.isEmpty()) {
+      transmit(engine.peek());
+    }
+    wake(m.pairKey, m.arrivalUs);
+  }
+
+  /** Completes a receive whose message has arrived; false (and parks) otherwise. */
+  private boolean receive(int r, int c, Step step, double[][] clock) {
     long k = key(step.peer(), r, c);
     int index = receivedOn.getOrDefault(k, 0);
-    List<double[]> queue = messages.get(k);
-    if (queue == null || queue.size() <= index) {
+    List<Message> queue = messages.get(k);
+    if (queue == null || queue.size() <= index || queue.get(index).arrivalUs < 0) {
       waiting.computeIfAbsent(k, x -> new ArrayList<>()).add(new int[] {r, c});
       return false;
     }
-    double[] msg = queue.get(index);
-    double bytes = (double) step.count() * elementBytes;
-    double done = Math.max(clock[r][c], msg[0]) + params.stepOverheadUs();
+    Message m = queue.get(index);
+    double done = Math.max(clock[r][c], m.arrivalUs) + params.stepOverheadUs();
     if (step.kind() == StepKind.RECV_REDUCE) {
-      done += bytes / (params.reduceGbps() * 1e3);
+      done += m.bytes / (params.reduceGbps() * 1e3);
     }
-    msg[1] = done;
+    m.receivedUs = done;
     receivedOn.put(k, index + 1);
     clock[r][c] = done;
-    wake(k | (1L << 62), done);
+    wake(k | SEND_WAIT, done);
     return true;
   }
 
@@ -198,7 +248,7 @@ public final class LinkSimulator {
     List<int[]> w = waiting.remove(k);
     if (w != null) {
       for (int[] rc : w) {
-        ready.add(new double[] {atUs, rc[0], rc[1]});
+        ready.add(new double[] {Math.max(atUs, nowUs), rc[0], rc[1]});
       }
     }
   }

@@ -36,13 +36,31 @@ class LinkSimulatorTest {
     for (String name : Fixtures.ALL) {
       Topology t = Fixtures.load(name);
       Plan p = Planner.plan(t, t.deviceCount(), PlannerOptions.defaults(true));
-      for (Algorithm a : List.of(Algorithm.RING, Algorithm.HIERARCHICAL)) {
-        if (!p.table().get(0).timeUs().containsKey(a)) {
-          continue;
-        }
+      for (Algorithm a : p.table().get(0).timeUs().keySet()) {
         double simUs = simulate(t, p, a, COUNT_64_MIB);
         double modelUs = p.predictionFor(COUNT_64_MIB * 4).timeUs().get(a);
         assertThat(simUs / modelUs).as(name + " " + a).isBetween(0.6, 1.4);
+      }
+    }
+  }
+
+  /**
+   * The planner picks by its cost model; replaying every candidate must not show a much faster one.
+   */
+  @Test
+  void shouldFindThePlannersChoiceAmongTheFastestInSimulation() {
+    for (String name : Fixtures.ALL) {
+      Topology t = Fixtures.load(name);
+      Plan p = Planner.plan(t, t.deviceCount(), PlannerOptions.defaults(true));
+      for (long count : new long[] {16 << 10, 256 << 10, COUNT_64_MIB}) {
+        double best = Double.POSITIVE_INFINITY;
+        for (Algorithm a : p.table().get(0).timeUs().keySet()) {
+          best = Math.min(best, simulate(t, p, a, count));
+        }
+        Algorithm chosen = p.algorithmFor(count * 4);
+        assertThat(simulate(t, p, chosen, count))
+            .as(name + " " + count * 4 + " B chose " + chosen)
+            .isLessThanOrEqualTo(1.25 * best);
       }
     }
   }
