@@ -48,13 +48,21 @@ final class Nvml {
    */
   static Optional<Map<String, Map<String, Integer>>> nvlinks(
       Iterable<String> gpuBusIds, StringBuilder whyNot) {
-    Lib lib;
-    try {
-      lib = Native.load("nvidia-ml", Lib.class);
-    } catch (UnsatisfiedLinkError e) {
-      whyNot.append("libnvidia-ml did not load: ").append(e.getMessage());
+    Lib lib = null;
+    // Driver-only machines have libnvidia-ml.so.1 but no unversioned development symlink.
+    for (String name : new String[] {"libnvidia-ml.so.1", "nvidia-ml"}) {
+      try {
+        lib = Native.load(name, Lib.class);
+        break;
+      } catch (UnsatisfiedLinkError e) {
+        whyNot.setLength(0);
+        whyNot.append("libnvidia-ml did not load: ").append(e.getMessage());
+      }
+    }
+    if (lib == null) {
       return Optional.empty();
     }
+    whyNot.setLength(0);
     int rc = lib.nvmlInit_v2();
     if (rc != 0) {
       whyNot.append("nvmlInit failed with NVML error ").append(rc);
