@@ -31,8 +31,9 @@ final class Advice {
       out.add(
           "ranks will use GPU order "
               + order
-              + " (local rank i -> GPU order[i]) so that neighbouring ranks share the fastest"
-              + " links; the launcher applies it, --no-gpu-reorder keeps 0,1,2,...");
+              + " (local rank i -> GPU order[i], as CUDA_VISIBLE_DEVICES="
+              + order
+              + ") so that neighbouring ranks share the fastest links");
     }
     if (o.forced().isPresent() && !plan.table().get(0).timeUs().containsKey(o.forced().get())) {
       out.add(
