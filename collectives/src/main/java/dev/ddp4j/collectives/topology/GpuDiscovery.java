@@ -24,24 +24,86 @@ final class GpuDiscovery {
 
   private GpuDiscovery() {}
 
-  static Topology discover(Path sysRoot, List<String> notes) {
+  /** One GPU as found: CUDA ordinal, bus id (sysfs spelling), name, compute capability. */
+  record GpuInfo(int ordinal, String busId, String name, int sm, String p2p) {}
+
+  /**
+   * The GPUs of this process: from the CUDA driver through JCuda, or, where JCuda's natives do not
+   * load (a jar without them), from {@code nvidia-smi --query-gpu}; empty where neither sees one.
+   */
+  static List<GpuInfo> list(List<String> notes) {
+    Optional<String> noCuda = CudaProbe.unavailableReason();
+    List<GpuInfo> out = new ArrayList<>();
+    if (noCuda.isEmpty()) {
+      List<CudaProbe.Gpu> gpus = CudaProbe.gpus();
+      for (CudaProbe.Gpu g : gpus) {
+        out.add(
+            new GpuInfo(
+                g.ordinal(),
+                SysfsPci.normalizeBusId(g.pciBusId()),
+                g.name(),
+                computeCapability(g.ordinal()),
+                peers(g.ordinal(), gpus.size())));
+      }
+      notes.add(out.size() + " GPUs from the CUDA driver");
+      return out;
+    }
+    if (!java.nio.file.Files.exists(Path.of("/dev/nvidiactl"))) {
+      notes.add("no GPU (" + noCuda.get() + ")");
+      return out;
+    }
+    Optional<String> csv =
+        run("nvidia-smi", "--query-gpu=index,pci.bus_id,compute_cap,name", "--format=csv,noheader");
+    if (csv.isEmpty()) {
+      // Drivers before 510 do not know compute_cap.
+      csv = run("nvidia-smi", "--query-gpu=index,pci.bus_id,name", "--format=csv,noheader");
+    }
+    out.addAll(parseQueryGpu(csv.orElse("")));
+    notes.add(
+        out.size()
+            + " GPUs from nvidia-smi, because the CUDA driver is not usable from this JVM ("
+            + noCuda.get()
+            + "); ordinals in PCI order");
+    return out;
+  }
+
+  /**
+   * Rows of {@code nvidia-smi --query-gpu=index,pci.bus_id,compute_cap,name --format=csv,noheader}
+   * (or the same without compute_cap: compute capability 8.0 is assumed).
+   */
+  static List<GpuInfo> parseQueryGpu(String csv) {
+    List<GpuInfo> out = new ArrayList<>();
+    for (String line : csv.split("\n")) {
+      String[] f = line.trim().split("\\s*,\\s*", 4);
+      if (f.length >= 3 && f[0].matches("\\d+")) {
+        boolean withCap = f.length == 4 && f[2].matches("\\d+\\.\\d+");
+        int sm = withCap ? (int) Math.round(Double.parseDouble(f[2]) * 10) : 80;
+        String name =
+            withCap ? f[3] : String.join(", ", java.util.Arrays.copyOfRange(f, 2, f.length));
+        out.add(new GpuInfo(Integer.parseInt(f[0]), SysfsPci.normalizeBusId(f[1]), name, sm, null));
+      }
+    }
+    return out;
+  }
+
+  static Topology discover(Path sysRoot, List<GpuInfo> gpus, List<String> notes) {
     TopologyBuilder b = new TopologyBuilder();
     SysfsPci pci = new SysfsPci(sysRoot, b);
-    List<CudaProbe.Gpu> gpus = CudaProbe.gpus();
     Map<String, Integer> byBusId = new HashMap<>();
-    for (CudaProbe.Gpu g : gpus) {
-      String busId = SysfsPci.normalizeBusId(g.pciBusId());
-      SysfsPci.Attachment at = pci.attach(busId);
+    for (GpuInfo g : gpus) {
+      SysfsPci.Attachment at = pci.attach(g.busId());
       Map<String, String> attrs = new TreeMap<>();
       attrs.put("dev", Integer.toString(g.ordinal()));
-      attrs.put("busid", busId);
-      attrs.put("sm", Integer.toString(computeCapability(g.ordinal())));
+      attrs.put("busid", g.busId());
+      attrs.put("sm", Integer.toString(g.sm()));
       attrs.put("numaid", Integer.toString(at.numa()));
-      attrs.put("p2p", peers(g.ordinal(), gpus.size()));
+      if (g.p2p() != null) {
+        attrs.put("p2p", g.p2p());
+      }
       attrs.put("model", g.name());
       int id = b.node(NodeType.GPU, "GPU" + g.ordinal(), 0, attrs);
       b.link(id, at.parent(), LinkType.PCI, at.width(), at.gbps());
-      byBusId.put(busId, id);
+      byBusId.put(g.busId(), id);
     }
     StringBuilder whyNot = new StringBuilder();
     Optional<Map<String, Map<String, Integer>>> links = Nvml.nvlinks(byBusId.keySet(), whyNot);
@@ -53,7 +115,7 @@ final class GpuDiscovery {
     }
     addNvlinks(b, byBusId, links.orElse(Map.of()));
     TopologyDiscovery.nics(sysRoot, b, pci);
-    notes.add(gpus.size() + " GPUs from the CUDA driver, PCI tree from " + sysRoot + "/bus/pci");
+    notes.add("PCI tree from " + sysRoot + "/bus/pci");
     return b.build();
   }
 
@@ -61,7 +123,11 @@ final class GpuDiscovery {
       TopologyBuilder b, Map<String, Integer> byBusId, Map<String, Map<String, Integer>> links) {
     int nvswitch = -1;
     for (Map.Entry<String, Map<String, Integer>> gpu : links.entrySet()) {
-      int from = byBusId.get(gpu.getKey());
+      Integer fromId = byBusId.get(gpu.getKey());
+      if (fromId == null) {
+        continue; // a GPU this process does not see (CUDA_VISIBLE_DEVICES)
+      }
+      int from = fromId;
       double perLink = Bandwidths.nvlinkGbpsPerLink(b.get(from).intAttr("sm", 80));
       int toSwitch = 0;
       for (Map.Entry<String, Integer> remote : gpu.getValue().entrySet()) {

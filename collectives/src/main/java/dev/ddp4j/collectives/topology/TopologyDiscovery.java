@@ -1,6 +1,5 @@
 package dev.ddp4j.collectives.topology;
 
-import dev.ddp4j.collectives.cuda.CudaProbe;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -50,11 +49,11 @@ public final class TopologyDiscovery {
       t = readFile(Path.of(file.get()));
       notes.add("topology read from " + file.get() + " (DDP4J_TOPO_FILE), not discovered");
     } else {
-      Optional<String> noCuda = CudaProbe.unavailableReason();
-      if (noCuda.isEmpty()) {
-        t = GpuDiscovery.discover(sysRoot, notes);
+      List<GpuDiscovery.GpuInfo> gpus = GpuDiscovery.list(notes);
+      if (!gpus.isEmpty()) {
+        t = GpuDiscovery.discover(sysRoot, gpus, notes);
       } else {
-        notes.add("no GPU (" + noCuda.get() + "): " + cpuRanks + " CPU ranks");
+        notes.add(cpuRanks + " CPU ranks");
         t = cpus(sysRoot, cpuRanks);
       }
     }

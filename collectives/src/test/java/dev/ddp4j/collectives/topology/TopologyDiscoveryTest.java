@@ -70,12 +70,28 @@ class TopologyDiscoveryTest {
   }
 
   @Test
+  void shouldReadTheGpuListOfNvidiaSmiWhenJcudaCannotLoad() {
+    var gpus =
+        GpuDiscovery.parseQueryGpu(
+            "0, 00000000:18:00.0, 9.0, NVIDIA H200\n1, 00000000:2A:00.0, 9.0, NVIDIA H200\n");
+    assertThat(gpus).hasSize(2);
+    assertThat(gpus.get(1).busId()).isEqualTo("0000:2a:00.0");
+    assertThat(gpus.get(1).sm()).isEqualTo(90);
+    assertThat(gpus.get(0).name()).isEqualTo("NVIDIA H200");
+    var old = GpuDiscovery.parseQueryGpu("0, 00000000:3B:00.0, Tesla V100-SXM2-16GB\n");
+    assertThat(old.get(0).sm()).isEqualTo(80);
+    assertThat(old.get(0).name()).isEqualTo("Tesla V100-SXM2-16GB");
+  }
+
+  @Test
   void shouldGiveCpuRanksOnAMachineWithoutGpus() {
     assumeThat(Files.exists(Path.of("/dev/nvidiactl"))).as("a GPU machine").isFalse();
     TopologyDiscovery.Result r = TopologyDiscovery.discover(Map.of(), Path.of("/sys"), 3);
     assertThat(r.topology().deviceCount()).isEqualTo(3);
     assertThat(r.topology().hasGpus()).isFalse();
-    assertThat(r.notes()).anyMatch(n -> n.contains("3 CPU ranks"));
+    assertThat(r.notes())
+        .anyMatch(n -> n.contains("3 CPU ranks"))
+        .anyMatch(n -> n.startsWith("no GPU"));
   }
 
   @Test
