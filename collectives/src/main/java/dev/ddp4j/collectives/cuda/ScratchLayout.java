@@ -1,0 +1,60 @@
+package dev.ddp4j.collectives.cuda;
+
+/**
+ * Where things live in each rank's IPC-shared scratch buffer; the kernels in {@code
+ * src/main/cuda/ddp4j_allreduce.cu} use the same numbers.
+ *
+ * <pre>
+ *   rank q's scratch (one cuMemAlloc, shared with every peer through cuIpcGetMemHandle)
+ *   +---------------------------------------------+ 0
+ *   | flags[MAX_BLOCKS][MAX_RANKS]  u64           |  flags[b][p] is written only by rank p: the
+ *   |                                             |  newest (seq &lt;&lt; 16 | step) its block b finished
+ *   +---------------------------------------------+ FLAG_BYTES
+ *   | half 0: slot[0] | slot[1] | ... slot[n-1]   |  slot[p] holds what rank p pushed to rank q
+ *   +---------------------------------------------+ FLAG_BYTES + n * slotBytes
+ *   | half 1: slot[0] | slot[1] | ... slot[n-1]   |  call seq uses half seq % 2
+ *   +---------------------------------------------+ FLAG_BYTES + 2 * n * slotBytes
+ * </pre>
+ *
+ * A rank writes into a half again only two calls later, when every peer has provably finished
+ * reading it (the .cu file says why), so flags are never reset and no end-of-call barrier is
+ * needed.
+ *
+ * @param ranks ranks in the group
+ * @param slotBytes bytes of one sender slot: the largest piece one kernel launch reduces
+ */
+record ScratchLayout(int ranks, long slotBytes) {
+
+  static final int MAX_RANKS = 8;
+  static final int MAX_BLOCKS = 512;
+  static final long FLAG_BYTES = (long) MAX_BLOCKS * MAX_RANKS * 8;
+
+  /** Flags live in 16 bits of the flag word under the sequence number. */
+  static final int MAX_STEPS = 0xffff;
+
+  ScratchLayout {
+    if (ranks < 1 || ranks > MAX_RANKS) {
+      throw new IllegalArgumentException(
+          "ranks : " + ranks + " (expected: 1 <= ranks <= " + MAX_RANKS + " for the cuda backend)");
+    }
+    if (slotBytes <= 0 || slotBytes % 16 != 0) {
+      throw new IllegalArgumentException(
+          "slotBytes : " + slotBytes + " (expected: > 0 and a multiple of 16)");
+    }
+  }
+
+  /**
+   * The layout whose total stays within {@code budgetBytes}, slots rounded down to 1 MiB (at least
+   * 1 MiB).
+   */
+  static ScratchLayout within(int ranks, long budgetBytes) {
+    long perSlot = (budgetBytes - FLAG_BYTES) / (2L * ranks);
+    long mib = 1L << 20;
+    return new ScratchLayout(ranks, Math.max(mib, perSlot / mib * mib));
+  }
+
+  /** Bytes of the whole scratch buffer. */
+  long totalBytes() {
+    return FLAG_BYTES + 2L * ranks * slotBytes;
+  }
+}
