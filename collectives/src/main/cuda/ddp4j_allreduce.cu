@@ -8,9 +8,9 @@
 //   | flags[MAX_BLOCKS][MAX_RANKS]  u64           |  flags[b][p] is written only by rank p: the
 //   |                                             |  newest (seq << 16 | step) its block b finished
 //   +---------------------------------------------+ FLAG_BYTES
-//   | half 0: slot[0] | slot[1] | ... slot[n-1]   |  slot[p] holds what rank p pushed to rank q
-//   +---------------------------------------------+ FLAG_BYTES + n * slotBytes
-//   | half 1: slot[0] | slot[1] | ... slot[n-1]   |  call seq uses half seq % 2
+//   | half 0: slot[0] | slot[1] | ... slot[n-2]   |  slot[(p - q - 1) mod n] holds what peer p
+//   +---------------------------------------------+  FLAG_BYTES + (n-1) * slotBytes  pushed to q
+//   | half 1: slot[0] | slot[1] | ... slot[n-2]   |  call seq uses half seq % 2
 //   +---------------------------------------------+
 //
 // Why two halves are enough: a rank writes half h again only at call seq + 2. Its kernel for seq + 2
@@ -91,11 +91,11 @@ __device__ __forceinline__ unsigned long long globalTimerNs() {
 }
 
 // Called by the whole block after it wrote data to every peer: publishes `value` as block `b`'s flag
-// in every peer's scratch. The barrier orders the block's stores before thread 0's system-scope release.
+// in every peer's scratch. The barrier makes the block's stores precede thread 0's system-scope release,
+// whose cumulativity carries them to whoever acquires the flag (no separate fence needed).
 __device__ __forceinline__ void signalPeers(const Params& p, unsigned long long b, unsigned long long value) {
   __syncthreads();
   if (threadIdx.x == 0) {
-    __threadfence_system();
     // Own flag too: a one-shot reducer reads it before it overwrites an in-place input.
     for (unsigned long long q = 0; q < p.nranks; q++) storeRelease(flagAt(p.scratch[q], b, p.rank), value);
   }
@@ -118,8 +118,11 @@ __device__ __forceinline__ void waitPeers(const Params& p, unsigned long long b,
   __syncthreads();
 }
 
+// Where `sender`'s pushes land in `holder`'s scratch (sender != holder; for sender == holder the pointer is
+// never dereferenced).
 __device__ __forceinline__ char* slotOf(const Params& p, unsigned long long holder, unsigned long long sender) {
-  return p.scratch[holder] + FLAG_BYTES + (p.seq & 1ull) * p.nranks * p.slotBytes + sender * p.slotBytes;
+  unsigned long long peerIndex = (sender + p.nranks - holder - 1) % p.nranks;
+  return p.scratch[holder] + FLAG_BYTES + (p.seq & 1ull) * (p.nranks - 1) * p.slotBytes + peerIndex * p.slotBytes;
 }
 
 // ---- data movement on element ranges [lo, hi); lo is a multiple of 16 / sizeof(T) ----

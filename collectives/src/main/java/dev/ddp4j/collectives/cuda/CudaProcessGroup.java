@@ -10,10 +10,13 @@ import dev.ddp4j.TensorBuffer;
 import dev.ddp4j.Work;
 import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.spi.CollectiveChecks;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
@@ -60,7 +63,8 @@ public final class CudaProcessGroup implements ProcessGroup {
   private final ArrayDeque<CudaWork> inflight = new ArrayDeque<>();
 
   /** The kernels' Params struct as 64-bit words; JCuda reads it at each launch. */
-  private final long[] params = new long[PARAM_WORDS];
+  private final ByteBuffer params =
+      ByteBuffer.allocateDirect(PARAM_WORDS * 8).order(ByteOrder.nativeOrder());
 
   private final Pointer kernelParams = Pointer.to(Pointer.to(params));
   private final CUstream internalStream = new CUstream();
@@ -205,9 +209,8 @@ public final class CudaProcessGroup implements ProcessGroup {
     DeviceBuffer in = deviceBuffer("allReduce", input);
     DeviceBuffer out = deviceBuffer("allReduce", output);
     CUstream stream = begin(in.stream());
-    String what = "allReduce(" + in.count() + " " + in.dataType() + ", " + op + ")";
     reduce(in, out, op, stream);
-    return finish(stream, what);
+    return finish(stream, () -> "allReduce(" + in.count() + " " + in.dataType() + ", " + op + ")");
   }
 
   @Override
@@ -223,7 +226,8 @@ public final class CudaProcessGroup implements ProcessGroup {
           "cuMemsetD8Async");
     }
     reduce(bytes, bytes, ReduceOp.MAX, stream);
-    return finish(stream, "broadcast(" + b.count() + " " + b.dataType() + ", root " + root + ")");
+    return finish(
+        stream, () -> "broadcast(" + b.count() + " " + b.dataType() + ", root " + root + ")");
   }
 
   @Override
@@ -253,7 +257,7 @@ public final class CudaProcessGroup implements ProcessGroup {
       }
     }
     reduce(out, out, ReduceOp.MAX, stream);
-    return finish(stream, "allGather(" + input.count() + " " + input.dataType() + ")");
+    return finish(stream, () -> "allGather(" + input.count() + " " + input.dataType() + ")");
   }
 
   @Override
@@ -271,7 +275,7 @@ public final class CudaProcessGroup implements ProcessGroup {
         new DeviceBuffer(
             Cu.address(barrierWord), deviceIndex, Cu.handle(internalStream), 1, DataType.INT32);
     reduce(word, word, ReduceOp.SUM, stream);
-    return finish(stream, "barrier()");
+    return finish(stream, () -> "barrier()");
   }
 
   private void zero(long address, long bytes, CUstream stream) {
@@ -331,7 +335,7 @@ public final class CudaProcessGroup implements ProcessGroup {
     return lastStream;
   }
 
-  private Work finish(CUstream stream, String what) {
+  private Work finish(CUstream stream, Supplier<String> what) {
     CUevent event = events.take();
     Cu.check(JCudaDriver.cuEventRecord(event, stream), "cuEventRecord");
     CudaWork w = new CudaWork(collectiveSeq++, what, timeout, context, events, event);
@@ -373,18 +377,18 @@ public final class CudaProcessGroup implements ProcessGroup {
       long count,
       CUstream stream) {
     long offsetBytes = in.dataType().bytesFor(offset);
-    params[0] = in.devicePointer() + offsetBytes;
-    params[1] = out.devicePointer() + offsetBytes;
-    params[2] = count;
-    params[3] = ++launchSeq;
-    params[4] = rank;
-    params[5] = size;
-    params[6] = scratch.layout().slotBytes();
-    params[7] = tuning.stepBytes();
-    params[8] = tuning.blocks();
-    params[9] = timeout.toNanos();
+    params.putLong(0, in.devicePointer() + offsetBytes);
+    params.putLong(8, out.devicePointer() + offsetBytes);
+    params.putLong(16, count);
+    params.putLong(24, ++launchSeq);
+    params.putLong(32, rank);
+    params.putLong(40, size);
+    params.putLong(48, scratch.layout().slotBytes());
+    params.putLong(56, tuning.stepBytes());
+    params.putLong(64, tuning.blocks());
+    params.putLong(72, timeout.toNanos());
     for (int r = 0; r < size; r++) {
-      params[10 + r] = scratch.base(r);
+      params.putLong(80 + 8 * r, scratch.base(r));
     }
     Cu.check(
         JCudaDriver.cuLaunchKernel(

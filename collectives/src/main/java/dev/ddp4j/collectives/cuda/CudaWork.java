@@ -1,12 +1,12 @@
 package dev.ddp4j.collectives.cuda;
 
-import dev.ddp4j.DdpException;
 import dev.ddp4j.DdpTimeoutException;
 import dev.ddp4j.Work;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUresult;
@@ -20,7 +20,7 @@ import jcuda.driver.JCudaDriver;
 final class CudaWork implements Work {
 
   private final long sequenceNumber;
-  private final String description;
+  private final Supplier<String> describe;
   private final Duration defaultTimeout;
   private final CUcontext context;
   private final EventPool pool;
@@ -31,13 +31,13 @@ final class CudaWork implements Work {
 
   CudaWork(
       long sequenceNumber,
-      String description,
+      Supplier<String> describe,
       Duration defaultTimeout,
       CUcontext context,
       EventPool pool,
       CUevent event) {
     this.sequenceNumber = sequenceNumber;
-    this.description = description;
+    this.describe = describe;
     this.defaultTimeout = defaultTimeout;
     this.context = context;
     this.pool = pool;
@@ -57,7 +57,7 @@ final class CudaWork implements Work {
     if (rc != CUresult.CUDA_SUCCESS) {
       error =
           new CudaException(
-              description
+              describe.get()
                   + " #"
                   + sequenceNumber
                   + " failed on the GPU: "
@@ -90,7 +90,8 @@ final class CudaWork implements Work {
     while (!poll()) {
       if (System.nanoTime() - deadlineNs > 0) {
         throw new DdpTimeoutException(
-            description + " #" + sequenceNumber + " did not finish within " + timeout, List.of());
+            describe.get() + " #" + sequenceNumber + " did not finish within " + timeout,
+            List.of());
       }
       LockSupport.parkNanos(parkNs);
       parkNs = Math.min(parkNs * 2, 200_000);
@@ -137,7 +138,7 @@ final class CudaWork implements Work {
 
   @Override
   public String toString() {
-    return description + " #" + sequenceNumber + (done ? " done" : " pending");
+    return describe.get() + " #" + sequenceNumber + (done ? " done" : " pending");
   }
 
   /** Makes {@code stream} wait for this collective unless it already finished. */
@@ -145,10 +146,5 @@ final class CudaWork implements Work {
     if (!done) {
       Cu.check(JCudaDriver.cuStreamWaitEvent(stream, event, 0), "cuStreamWaitEvent");
     }
-  }
-
-  /** Wraps a failure to queue the collective (before any event was recorded). */
-  static DdpException failedToQueue(String description, long seq, RuntimeException cause) {
-    return new DdpException(description + " #" + seq + " could not be queued: " + cause, cause);
   }
 }

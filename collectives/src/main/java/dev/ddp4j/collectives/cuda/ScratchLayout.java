@@ -10,17 +10,17 @@ package dev.ddp4j.collectives.cuda;
  *   | flags[MAX_BLOCKS][MAX_RANKS]  u64           |  flags[b][p] is written only by rank p: the
  *   |                                             |  newest (seq &lt;&lt; 16 | step) its block b finished
  *   +---------------------------------------------+ FLAG_BYTES
- *   | half 0: slot[0] | slot[1] | ... slot[n-1]   |  slot[p] holds what rank p pushed to rank q
- *   +---------------------------------------------+ FLAG_BYTES + n * slotBytes
- *   | half 1: slot[0] | slot[1] | ... slot[n-1]   |  call seq uses half seq % 2
- *   +---------------------------------------------+ FLAG_BYTES + 2 * n * slotBytes
+ *   | half 0: slot[0] | slot[1] | ... slot[n-2]   |  slot[(p - q - 1) mod n] holds what peer p
+ *   +---------------------------------------------+  FLAG_BYTES + (n-1) * slotBytes  pushed to q
+ *   | half 1: slot[0] | slot[1] | ... slot[n-2]   |  call seq uses half seq % 2
+ *   +---------------------------------------------+ FLAG_BYTES + 2 * (n-1) * slotBytes
  * </pre>
  *
  * A rank writes into a half again only two calls later, when every peer has provably finished
  * reading it (the .cu file says why), so flags are never reset and no end-of-call barrier is
  * needed.
  *
- * @param ranks ranks in the group
+ * @param ranks ranks in the group, at least 2 (one rank needs no scratch)
  * @param slotBytes bytes of one sender slot: the largest piece one kernel launch reduces
  */
 record ScratchLayout(int ranks, long slotBytes) {
@@ -33,9 +33,9 @@ record ScratchLayout(int ranks, long slotBytes) {
   static final int MAX_STEPS = 0xffff;
 
   ScratchLayout {
-    if (ranks < 1 || ranks > MAX_RANKS) {
+    if (ranks < 2 || ranks > MAX_RANKS) {
       throw new IllegalArgumentException(
-          "ranks : " + ranks + " (expected: 1 <= ranks <= " + MAX_RANKS + " for the cuda backend)");
+          "ranks : " + ranks + " (expected: 2 <= ranks <= " + MAX_RANKS + " for the cuda backend)");
     }
     if (slotBytes <= 0 || slotBytes % 16 != 0) {
       throw new IllegalArgumentException(
@@ -48,13 +48,13 @@ record ScratchLayout(int ranks, long slotBytes) {
    * 1 MiB).
    */
   static ScratchLayout within(int ranks, long budgetBytes) {
-    long perSlot = (budgetBytes - FLAG_BYTES) / (2L * ranks);
+    long perSlot = (budgetBytes - FLAG_BYTES) / (2L * (ranks - 1));
     long mib = 1L << 20;
     return new ScratchLayout(ranks, Math.max(mib, perSlot / mib * mib));
   }
 
   /** Bytes of the whole scratch buffer. */
   long totalBytes() {
-    return FLAG_BYTES + 2L * ranks * slotBytes;
+    return FLAG_BYTES + 2L * (ranks - 1) * slotBytes;
   }
 }

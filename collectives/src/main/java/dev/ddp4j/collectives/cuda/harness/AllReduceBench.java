@@ -17,7 +17,10 @@ import jcuda.driver.JCudaDriver;
  * place, sizes 8 B x 4 up to the maximum, 5 warm-up calls, then a wall-clock loop of 200 (under 1
  * MiB), 50 (under 64 MiB) or 10 calls with the stream synchronised before and after (and a barrier
  * before, since the ranks are separate processes). After each size one more call on inputs rank + 1
- * is checked element by element. Rank 0 prints the nccl-tests-style table.
+ * is checked element by element. Rank 0 prints the nccl-tests-style table, plus issue_us: the host
+ * time to queue one call (when it is close to time_us the run is bound by the host, not the GPUs).
+ * Before the table, 20000 small calls bring the JVM's JIT to its steady state (what a training loop
+ * sees after its first steps).
  */
 final class AllReduceBench {
 
@@ -39,6 +42,12 @@ final class AllReduceBench {
   int run(List<String> variants, long minBytes, long maxBytes) {
     int bad = 0;
     try (DeviceMemory buf = new DeviceMemory(maxBytes)) {
+      DeviceBuffer small =
+          new DeviceBuffer(buf.address, pg.deviceIndex(), Cu.handle(stream), 2, DataType.FLOAT32);
+      for (int i = 0; i < 20_000; i++) {
+        pg.allReduce(small, ReduceOp.SUM);
+      }
+      sync();
       for (String variant : variants) {
         chooser.set(variant);
         if (pg.rank() == 0) {
@@ -46,8 +55,8 @@ final class AllReduceBench {
               "# ddp4j cuda all_reduce float32 sum in place, %d GPUs, one process per GPU, variant %s%n",
               pg.size(), variant);
           out.printf(
-              "%12s %12s %8s %10s %10s %10s %6s%n",
-              "bytes", "count", "type", "time_us", "algbw", "busbw", "check");
+              "%12s %12s %8s %10s %10s %10s %6s %9s%n",
+              "bytes", "count", "type", "time_us", "algbw", "busbw", "check", "issue_us");
         }
         for (long b = minBytes; b <= maxBytes; b *= 4) {
           bad += size(buf, b) ? 0 : 1;
@@ -72,20 +81,22 @@ final class AllReduceBench {
     for (int i = 0; i < iters; i++) {
       pg.allReduce(d, ReduceOp.SUM);
     }
+    long issuedNs = System.nanoTime() - t0;
     sync();
     double seconds = (System.nanoTime() - t0) / 1e9 / iters;
     boolean ok = check(buf, d, count);
     if (pg.rank() == 0) {
       double algbw = bytes / seconds / 1e9;
       out.printf(
-          "%12d %12d %8s %10.2f %10.2f %10.2f %6s%n",
+          "%12d %12d %8s %10.2f %10.2f %10.2f %6s %9.2f%n",
           bytes,
           count,
           "float",
           seconds * 1e6,
           algbw,
           algbw * 2.0 * (pg.size() - 1) / pg.size(),
-          ok ? "ok" : "BAD");
+          ok ? "ok" : "BAD",
+          issuedNs / 1e3 / iters);
       out.flush();
     }
     return ok;
