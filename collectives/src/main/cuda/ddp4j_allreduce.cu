@@ -91,11 +91,13 @@ __device__ __forceinline__ unsigned long long globalTimerNs() {
 }
 
 // Called by the whole block after it wrote data to every peer: publishes `value` as block `b`'s flag
-// in every peer's scratch. The barrier makes the block's stores precede thread 0's system-scope release,
-// whose cumulativity carries them to whoever acquires the flag (no separate fence needed).
+// in every peer's scratch. The barrier gathers the block's stores; thread 0's system-scope fence then
+// makes them visible before the flag. (Without the fence, a release store alone was seen to let peers
+// read stale data on 2 x H200: 1 in 10^3 elements of an in-place 1 M-element int8 all-reduce.)
 __device__ __forceinline__ void signalPeers(const Params& p, unsigned long long b, unsigned long long value) {
   __syncthreads();
   if (threadIdx.x == 0) {
+    __threadfence_system();
     // Own flag too: a one-shot reducer reads it before it overwrites an in-place input.
     for (unsigned long long q = 0; q < p.nranks; q++) storeRelease(flagAt(p.scratch[q], b, p.rank), value);
   }
@@ -279,12 +281,38 @@ __device__ void twoshot(const Params& p) {
   }
 }
 
+// Copy-engine one-shot, reduce side: the host already queued, on its copy stream, copies of this rank's
+// input into every peer's slot in chunks of stepBytes, each followed by a stream write of the chunk's flag
+// (seq << 16 | chunk + 1) into flags[CE_FLAG_BLOCK][rank] of every rank, itself included. Every block
+// reduces its share of chunk c once every rank's flag says chunk c arrived (its own flag: its copy engine
+// no longer reads an in-place input it is about to overwrite).
+#define CE_FLAG_BLOCK (MAX_BLOCKS - 1)
+template <typename T, int OP>
+__device__ void cereduce(const Params& p) {
+  const unsigned long long V = 16 / sizeof(T);
+  const bool vec = ((reinterpret_cast<unsigned long long>(p.in) | reinterpret_cast<unsigned long long>(p.out)) & 15) == 0;
+  const unsigned long long chunkElems = p.stepBytes / sizeof(T);
+  const unsigned long long chunks = (p.count + chunkElems - 1) / chunkElems;
+  const T* slots[MAX_RANKS];
+  for (unsigned long long q = 0; q < p.nranks; q++) slots[q] = reinterpret_cast<const T*>(slotOf(p, p.rank, q));
+  for (unsigned long long c = 0; c < chunks; c++) {
+    unsigned long long lo = c * chunkElems, hi = min(p.count, lo + chunkElems);
+    unsigned long long per = roundUp((hi - lo + gridDim.x - 1) / gridDim.x, V);
+    unsigned long long a = min(hi, lo + blockIdx.x * per), z = min(hi, a + per);
+    waitPeers(p, CE_FLAG_BLOCK, (p.seq << 16) | (c + 1), true);
+    reduceRange<T, OP>(p, reinterpret_cast<T*>(p.out), reinterpret_cast<const T*>(p.in), slots, a, z, vec);
+  }
+}
+
 #define DEFINE_KERNELS(TNAME, T, ONAME, OP)                                                              \
   extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_oneshot_##TNAME##_##ONAME(const Params p) { \
     oneshot<T, OP>(p);                                                                                   \
   }                                                                                                      \
   extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_twoshot_##TNAME##_##ONAME(const Params p) { \
     twoshot<T, OP>(p);                                                                                   \
+  }                                                                                                      \
+  extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_cereduce_##TNAME##_##ONAME(const Params p) { \
+    cereduce<T, OP>(p);                                                                                  \
   }
 
 #define DEFINE_TYPE(TNAME, T)             \

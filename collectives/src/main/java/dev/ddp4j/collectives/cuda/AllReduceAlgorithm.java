@@ -14,7 +14,14 @@ public enum AllReduceAlgorithm {
    * Reduce-scatter then all-gather, both by pushes: two hops, 2(n-1)/n x the bytes on each GPU's
    * links; the choice for large messages on more than 2 GPUs.
    */
-  TWOSHOT("twoshot");
+  TWOSHOT("twoshot"),
+  /**
+   * One-shot with the copy engines moving the data: the host queues, on an internal stream, copies
+   * of the input into every peer's slot in chunks, each chunk followed by a stream write of its
+   * flag into the peers' memory; a kernel reduces each chunk as its flags arrive. For large
+   * messages, where the copy engines reach the link's bandwidth with no SMs spent on moving data.
+   */
+  COPY_ENGINE("cereduce");
 
   private final String kernelPrefix;
 
@@ -27,20 +34,23 @@ public enum AllReduceAlgorithm {
   }
 
   /**
-   * Parses {@code oneshot} or {@code twoshot}, case-insensitively.
+   * Parses {@code oneshot}, {@code twoshot} or {@code copyengine} ({@code ce}), case-insensitively.
    *
    * @throws IllegalArgumentException naming the value and the accepted ones
    */
   public static AllReduceAlgorithm parse(String name) {
     String n = name == null ? "" : name.trim().toLowerCase(Locale.ROOT).replace("-", "");
+    if (n.equals("copyengine") || n.equals("ce")) {
+      return COPY_ENGINE;
+    }
     for (AllReduceAlgorithm a : values()) {
-      if (a.kernelPrefix.equals(n)) {
+      if (a.kernelPrefix.equals(n) && a != COPY_ENGINE) {
         return a;
       }
     }
     throw new IllegalArgumentException(
         "DDP4J_ALGO='"
             + name
-            + "' is not a cuda all-reduce algorithm (expected: oneshot, twoshot)");
+            + "' is not a cuda all-reduce algorithm (expected: oneshot, twoshot, copyengine)");
   }
 }

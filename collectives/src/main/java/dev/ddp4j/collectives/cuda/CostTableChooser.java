@@ -5,9 +5,10 @@ import dev.ddp4j.DataType;
 /**
  * The default {@link AllReduceChooser}: a two-term cost model per algorithm, {@code time = hops *
  * latency + linkBytes / bandwidth}, with one-shot moving {@code (n-1) * S} bytes over each GPU's
- * links in one hop and two-shot {@code 2 (n-1)/n * S} in two. The constants are calibrated from the
- * 2 x H200 measurements in {@code bench/cuda-allreduce-h200.md}. On 2 ranks both move {@code S}
- * bytes, so one-shot always wins there.
+ * links in one hop, two-shot {@code 2 (n-1)/n * S} in two, and the copy-engine one-shot {@code
+ * (n-1) * S} at the copy engines' bandwidth after a larger fixed cost. The constants are calibrated
+ * from the 2 x H200 measurements in {@code bench/cuda-allreduce-h200.md}. On 2 ranks both move
+ * {@code S} bytes, so one-shot always wins there.
  */
 public final class CostTableChooser implements AllReduceChooser {
 
@@ -22,6 +23,15 @@ public final class CostTableChooser implements AllReduceChooser {
 
   /** One-shot pipeline step per pusher block. */
   static final long STEP_BYTES = 64 << 10;
+
+  /** Copy-engine algorithm: host API calls and stream-order waits per launch, in ns. */
+  static final double COPY_ENGINE_LATENCY_NS = 30_000;
+
+  /** Copy-engine bandwidth per GPU and direction (bytes per ns = GB/s). */
+  static final double COPY_ENGINE_BYTES_PER_NS = 380;
+
+  /** Copy-engine chunk: the unit of flags and of the reduce kernel's pipeline. */
+  static final long COPY_ENGINE_CHUNK_BYTES = 8 << 20;
 
   private final AllReduceAlgorithm forced;
   private final int maxBlocks;
@@ -40,7 +50,10 @@ public final class CostTableChooser implements AllReduceChooser {
 
   @Override
   public AllReduceTuning choose(long bytes, int ranks, DataType dataType) {
-    AllReduceAlgorithm algo = forced != null ? forced : cheaper(bytes, ranks);
+    AllReduceAlgorithm algo = forced != null ? forced : cheapest(bytes, ranks);
+    if (algo == AllReduceAlgorithm.COPY_ENGINE) {
+      return new AllReduceTuning(algo, maxBlocks, COPY_ENGINE_CHUNK_BYTES);
+    }
     long perRank = algo == AllReduceAlgorithm.TWOSHOT ? (bytes + ranks - 1) / ranks : bytes;
     int blocks =
         (int) Math.max(1, Math.min(maxBlocks, (perRank + BYTES_PER_BLOCK - 1) / BYTES_PER_BLOCK));
@@ -50,15 +63,20 @@ public final class CostTableChooser implements AllReduceChooser {
   /** The predicted time of {@code algo} for {@code bytes} on {@code ranks} ranks, in ns. */
   static double predictNs(AllReduceAlgorithm algo, long bytes, int ranks) {
     double n = ranks;
-    return algo == AllReduceAlgorithm.ONESHOT
-        ? HOP_LATENCY_NS + (n - 1) * bytes / LINK_BYTES_PER_NS
-        : 2 * HOP_LATENCY_NS + 2 * (n - 1) / n * bytes / LINK_BYTES_PER_NS;
+    return switch (algo) {
+      case ONESHOT -> HOP_LATENCY_NS + (n - 1) * bytes / LINK_BYTES_PER_NS;
+      case TWOSHOT -> 2 * HOP_LATENCY_NS + 2 * (n - 1) / n * bytes / LINK_BYTES_PER_NS;
+      case COPY_ENGINE -> COPY_ENGINE_LATENCY_NS + (n - 1) * bytes / COPY_ENGINE_BYTES_PER_NS;
+    };
   }
 
-  static AllReduceAlgorithm cheaper(long bytes, int ranks) {
-    return predictNs(AllReduceAlgorithm.TWOSHOT, bytes, ranks)
-            < predictNs(AllReduceAlgorithm.ONESHOT, bytes, ranks)
-        ? AllReduceAlgorithm.TWOSHOT
-        : AllReduceAlgorithm.ONESHOT;
+  static AllReduceAlgorithm cheapest(long bytes, int ranks) {
+    AllReduceAlgorithm best = AllReduceAlgorithm.ONESHOT;
+    for (AllReduceAlgorithm a : AllReduceAlgorithm.values()) {
+      if (predictNs(a, bytes, ranks) < predictNs(best, bytes, ranks)) {
+        best = a;
+      }
+    }
+    return best;
   }
 }

@@ -22,6 +22,7 @@ import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
+import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
@@ -38,9 +39,9 @@ import jcuda.driver.JCudaDriver;
  * larger than a scratch slot run as several launches. Every rank must call the same collectives
  * with the same count, dtype and op (not checked across ranks: that would cost a round trip).
  *
- * <p>allReduce runs the kernels of {@link AllReduceAlgorithm}; broadcast and allGather are exact
- * byte-wise MAX all-reduces over zero-filled buffers (correct, not yet bandwidth-optimal);
- * reduceScatter is not implemented yet.
+ * <p>The context is made current once per calling thread. allReduce runs the kernels of {@link
+ * AllReduceAlgorithm}; broadcast and allGather are exact byte-wise MAX all-reduces over zero-filled
+ * buffers (correct, not yet bandwidth-optimal); reduceScatter is not implemented yet.
  */
 public final class CudaProcessGroup implements ProcessGroup {
 
@@ -68,6 +69,16 @@ public final class CudaProcessGroup implements ProcessGroup {
 
   private final Pointer kernelParams = Pointer.to(Pointer.to(params));
   private final CUstream internalStream = new CUstream();
+
+  /** Where the copy-engine algorithm queues its peer copies and flag writes. */
+  private final CUstream copyStream = new CUstream();
+
+  /**
+   * Recorded on the caller's stream before each copy-engine launch; the copy stream waits on it.
+   */
+  private final CUevent copyOrder = new CUevent();
+
+  private Thread contextThread;
   private final CUdeviceptr barrierWord = new CUdeviceptr();
   private long launchSeq;
   private long collectiveSeq;
@@ -124,6 +135,12 @@ public final class CudaProcessGroup implements ProcessGroup {
           PeerScratch.exchange(
               ScratchLayout.within(size, scratchBudgetBytes), rank, device, store, prefix, timeout);
       this.kernels = new AllReduceKernels();
+      Cu.check(
+          JCudaDriver.cuStreamCreate(copyStream, CUstream_flags.CU_STREAM_NON_BLOCKING),
+          "cuStreamCreate");
+      Cu.check(
+          JCudaDriver.cuEventCreate(copyOrder, CUevent_flags.CU_EVENT_DISABLE_TIMING),
+          "cuEventCreate");
     } else {
       this.scratch = null;
       this.kernels = null;
@@ -317,7 +334,13 @@ public final class CudaProcessGroup implements ProcessGroup {
 
   /** Makes the context current and orders this call after the previous one on another stream. */
   private CUstream begin(long streamHandle) {
-    Cu.check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+    // The caller's thread keeps this context current between calls unless it switches contexts
+    // itself (the runtime API, ND4J included, uses the same primary context), so set it once per
+    // thread rather than on every call.
+    if (Thread.currentThread() != contextThread) {
+      Cu.check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+      contextThread = Thread.currentThread();
+    }
     if (streamHandle != lastStreamHandle) {
       lastStream = Cu.stream(streamHandle);
       lastStreamHandle = streamHandle;
@@ -364,11 +387,54 @@ public final class CudaProcessGroup implements ProcessGroup {
     for (long done = 0; done < count; done += pieceElems) {
       long n = Math.min(pieceElems, count - done);
       AllReduceTuning tuning = chooser.choose(t.bytesFor(n), size, t);
-      launch(tuning, kernels.get(tuning.algorithm(), t, op), in, out, done, n, stream);
+      long seq = ++launchSeq;
+      if (tuning.algorithm() == AllReduceAlgorithm.COPY_ENGINE) {
+        queueCopies(seq, tuning, in, done, n, stream);
+      }
+      launch(seq, tuning, kernels.get(tuning.algorithm(), t, op), in, out, done, n, stream);
+    }
+  }
+
+  /**
+   * The copy-engine algorithm's data movement: after the work queued so far on {@code stream}
+   * (which includes the previous launch's kernel, so the halves argument of the .cu file holds),
+   * copy each chunk of the input into every peer's slot, then write the chunk's flag into every
+   * rank's flags (a stream write with a memory barrier, so the data is visible first).
+   */
+  private void queueCopies(
+      long seq, AllReduceTuning tuning, DeviceBuffer in, long offset, long count, CUstream stream) {
+    Cu.check(JCudaDriver.cuEventRecord(copyOrder, stream), "cuEventRecord");
+    Cu.check(JCudaDriver.cuStreamWaitEvent(copyStream, copyOrder, 0), "cuStreamWaitEvent");
+    long src = in.devicePointer() + in.dataType().bytesFor(offset);
+    long bytes = in.dataType().bytesFor(count);
+    ScratchLayout layout = scratch.layout();
+    long chunkBytes = tuning.stepBytes();
+    long chunk = 0;
+    for (long off = 0; off < bytes; off += chunkBytes) {
+      long len = Math.min(chunkBytes, bytes - off);
+      for (int q = 0; q < size; q++) {
+        if (q != rank) {
+          long dst = scratch.base(q) + layout.slotOffset(seq, q, rank) + off;
+          Cu.check(
+              JCudaDriver.cuMemcpyDtoDAsync(Cu.ptr(dst), Cu.ptr(src + off), len, copyStream),
+              "cuMemcpyDtoDAsync to rank " + q + "'s slot");
+        }
+      }
+      chunk++;
+      for (int q = 0; q < size; q++) {
+        Cu.check(
+            JCudaDriver.cuStreamWriteValue64(
+                copyStream,
+                Cu.ptr(scratch.base(q) + ScratchLayout.copyEngineFlagOffset(rank)),
+                (seq << 16) | chunk,
+                0),
+            "cuStreamWriteValue64 of rank " + q + "'s flag");
+      }
     }
   }
 
   private void launch(
+      long seq,
       AllReduceTuning tuning,
       CUfunction f,
       DeviceBuffer in,
@@ -380,7 +446,7 @@ public final class CudaProcessGroup implements ProcessGroup {
     params.putLong(0, in.devicePointer() + offsetBytes);
     params.putLong(8, out.devicePointer() + offsetBytes);
     params.putLong(16, count);
-    params.putLong(24, ++launchSeq);
+    params.putLong(24, seq);
     params.putLong(32, rank);
     params.putLong(40, size);
     params.putLong(48, scratch.layout().slotBytes());
@@ -442,6 +508,10 @@ public final class CudaProcessGroup implements ProcessGroup {
       kernels.unload();
     }
     JCudaDriver.cuMemFree(barrierWord);
+    if (scratch != null) {
+      JCudaDriver.cuStreamDestroy(copyStream);
+      JCudaDriver.cuEventDestroy(copyOrder);
+    }
     JCudaDriver.cuStreamDestroy(internalStream);
     events.destroy();
     JCudaDriver.cuDevicePrimaryCtxRelease(device);

@@ -53,6 +53,23 @@ record ScratchLayout(int ranks, long slotBytes) {
     return new ScratchLayout(ranks, Math.max(mib, perSlot / mib * mib));
   }
 
+  /** Flags row that the copy-engine algorithm's stream writes use (the kernels' CE_FLAG_BLOCK). */
+  static final int COPY_ENGINE_FLAG_BLOCK = MAX_BLOCKS - 1;
+
+  /** Byte offset of the copy-engine flag that {@code sender} writes, in any rank's scratch. */
+  static long copyEngineFlagOffset(int sender) {
+    return ((long) COPY_ENGINE_FLAG_BLOCK * MAX_RANKS + sender) * 8;
+  }
+
+  /**
+   * Byte offset, in {@code holder}'s scratch, of the slot that {@code sender} pushes to in launch
+   * {@code seq} (the kernels' slotOf).
+   */
+  long slotOffset(long seq, int holder, int sender) {
+    long peerIndex = (sender + ranks - holder - 1) % ranks;
+    return FLAG_BYTES + (seq & 1) * (ranks - 1) * slotBytes + peerIndex * slotBytes;
+  }
+
   /** Bytes of the whole scratch buffer. */
   long totalBytes() {
     return FLAG_BYTES + 2L * (ranks - 1) * slotBytes;

@@ -11,10 +11,32 @@ class CostTableChooserTest {
   private final CostTableChooser auto = new CostTableChooser(null, 132);
 
   @Test
-  void shouldUseOneShotAtEverySizeOnTwoRanksWhereBothMoveTheSameBytes() {
+  void shouldNeverPickTwoShotOnTwoRanksWhereOneShotMovesTheSameBytesInOneHop() {
     for (long b = 8; b <= 1L << 30; b *= 4) {
       assertThat(auto.choose(b, 2, DataType.FLOAT32).algorithm())
-          .isEqualTo(AllReduceAlgorithm.ONESHOT);
+          .isNotEqualTo(AllReduceAlgorithm.TWOSHOT);
+    }
+    assertThat(auto.choose(64 << 10, 2, DataType.FLOAT32).algorithm())
+        .isEqualTo(AllReduceAlgorithm.ONESHOT);
+  }
+
+  @Test
+  void shouldLetTheCopyEnginesMoveTheLargestMessages() {
+    AllReduceTuning t = auto.choose(1L << 30, 2, DataType.FLOAT32);
+    assertThat(t.algorithm()).isEqualTo(AllReduceAlgorithm.COPY_ENGINE);
+    assertThat(t.stepBytes()).isEqualTo(CostTableChooser.COPY_ENGINE_CHUNK_BYTES);
+  }
+
+  @Test
+  void shouldPickTheAlgorithmWithTheLeastPredictedTime() {
+    for (int ranks = 2; ranks <= 8; ranks++) {
+      for (long b = 8; b <= 1L << 30; b *= 2) {
+        AllReduceAlgorithm chosen = auto.choose(b, ranks, DataType.FLOAT32).algorithm();
+        for (AllReduceAlgorithm other : AllReduceAlgorithm.values()) {
+          assertThat(CostTableChooser.predictNs(chosen, b, ranks))
+              .isLessThanOrEqualTo(CostTableChooser.predictNs(other, b, ranks));
+        }
+      }
     }
   }
 
@@ -43,7 +65,7 @@ class CostTableChooserTest {
     assertThat(AllReduceAlgorithm.parse("OneShot")).isEqualTo(AllReduceAlgorithm.ONESHOT);
     assertThatThrownBy(() -> AllReduceAlgorithm.parse("ring"))
         .hasMessageContaining("DDP4J_ALGO='ring'")
-        .hasMessageContaining("oneshot, twoshot");
+        .hasMessageContaining("oneshot, twoshot, copyengine");
   }
 
   @Test

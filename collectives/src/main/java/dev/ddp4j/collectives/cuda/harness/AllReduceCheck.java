@@ -51,7 +51,8 @@ final class AllReduceCheck {
   }
 
   void runAll(boolean full) {
-    List<String> algos = pg.size() > 1 ? List.of("oneshot", "twoshot") : List.of("auto");
+    List<String> algos =
+        pg.size() > 1 ? List.of("oneshot", "twoshot", "copyengine") : List.of("auto");
     long[] counts = {0, 1, 7, 4097, 1_000_003};
     for (String algo : algos) {
       chooser.set(algo);
