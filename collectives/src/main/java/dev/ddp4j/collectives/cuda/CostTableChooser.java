@@ -12,26 +12,41 @@ import dev.ddp4j.DataType;
  */
 public final class CostTableChooser implements AllReduceChooser {
 
-  /** One NVLink hop plus flag handshake, measured as the small-message time minus launch cost. */
+  /** One NVLink hop plus flag handshake (a 2 MiB all-reduce takes 15 us, 6 us more than 8 B). */
   static final double HOP_LATENCY_NS = 3_000;
 
-  /** Peer bandwidth per GPU for pushes (bytes per ns = GB/s). */
-  static final double LINK_BYTES_PER_NS = 360;
+  /** Peer bandwidth per GPU for pushes (bytes per ns = GB/s): 329 measured at 512 MiB. */
+  static final double LINK_BYTES_PER_NS = 330;
 
   /** Bytes one block moves before another block is worth launching. */
   static final long BYTES_PER_BLOCK = 32 << 10;
 
-  /** One-shot pipeline step per pusher block. */
-  static final long STEP_BYTES = 64 << 10;
+  /**
+   * One-shot pipeline step per pusher block: 128 KiB was the fastest of 64 KiB to 1 MiB at 32-512
+   * MiB on 2 x H200 (bench/cuda-allreduce-h200.md).
+   */
+  static final long STEP_BYTES = 128 << 10;
 
-  /** Copy-engine algorithm: host API calls and stream-order waits per launch, in ns. */
-  static final double COPY_ENGINE_LATENCY_NS = 30_000;
+  /**
+   * Blocks (channels) per launch unless DDP4J_MAX_NCHANNELS says otherwise: 64 pushers (+ 64
+   * reducers) beat 16, 32, 96 and 132 at 128-512 MiB on 2 x H200; more contend for HBM and links.
+   */
+  public static final int DEFAULT_MAX_CHANNELS = 64;
 
-  /** Copy-engine bandwidth per GPU and direction (bytes per ns = GB/s). */
-  static final double COPY_ENGINE_BYTES_PER_NS = 380;
+  /** Copy-engine algorithm: host API calls and stream-order waits per launch, in ns (measured). */
+  static final double COPY_ENGINE_LATENCY_NS = 60_000;
 
-  /** Copy-engine chunk: the unit of flags and of the reduce kernel's pipeline. */
-  static final long COPY_ENGINE_CHUNK_BYTES = 8 << 20;
+  /**
+   * Copy-engine all-reduce bandwidth seen on 2 x H200 with 16 MiB chunks (235 GB/s, against 329 for
+   * the SM one-shot): each chunk's flag write waits for its copy, so the engines idle between
+   * chunks. Kept so that it is never chosen where it is slower; DDP4J_ALGO=copyengine forces it.
+   */
+  static final double COPY_ENGINE_BYTES_PER_NS = 235;
+
+  /**
+   * Copy-engine chunk: the unit of flags and of the reduce kernel's pipeline (best of 4-16 MiB).
+   */
+  static final long COPY_ENGINE_CHUNK_BYTES = 16 << 20;
 
   private final AllReduceAlgorithm forced;
   private final int maxBlocks;

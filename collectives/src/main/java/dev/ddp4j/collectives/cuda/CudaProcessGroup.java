@@ -123,7 +123,9 @@ public final class CudaProcessGroup implements ProcessGroup {
     this.chooser =
         chooser != null
             ? chooser
-            : new CostTableChooser(CudaSettings.algorithm(), CudaSettings.maxChannels(sms[0]));
+            : new CostTableChooser(
+                CudaSettings.algorithm(),
+                CudaSettings.maxChannels(Math.min(CostTableChooser.DEFAULT_MAX_CHANNELS, sms[0])));
     long groupNumber = store.add("ddp4j/cuda/groups/rank" + rank, 1);
     this.prefix = "ddp4j/cuda/" + worker.restartCount() + "/" + groupNumber;
     Cu.check(
@@ -178,6 +180,38 @@ public final class CudaProcessGroup implements ProcessGroup {
   /** The most bytes one kernel launch reduces; larger messages run as several launches. */
   public long maxLaunchBytes() {
     return scratch == null ? Long.MAX_VALUE : scratch.layout().slotBytes();
+  }
+
+  /**
+   * Host cost of the driver calls one collective makes, for the bench's notes: ns per {@code
+   * cuEventRecord} and per {@code cuLaunchKernel} of an all-reduce kernel with nothing to do, each
+   * over {@code calls} calls on an internal stream (synchronised after each loop).
+   */
+  public long[] hostCostNs(int calls) {
+    Cu.check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+    contextThread = Thread.currentThread();
+    CUevent e = events.take();
+    long t0 = System.nanoTime();
+    for (int i = 0; i < calls; i++) {
+      JCudaDriver.cuEventRecord(e, internalStream);
+    }
+    long t1 = System.nanoTime();
+    JCudaDriver.cuStreamSynchronize(internalStream);
+    events.release(e);
+    long launchNs = -1;
+    if (kernels != null) {
+      AllReduceTuning t = new AllReduceTuning(AllReduceAlgorithm.ONESHOT, 1, 16);
+      CUfunction f = kernels.get(AllReduceAlgorithm.ONESHOT, DataType.FLOAT32, ReduceOp.SUM);
+      DeviceBuffer nothing =
+          new DeviceBuffer(Cu.address(barrierWord), deviceIndex, 0, 0, DataType.FLOAT32);
+      long t2 = System.nanoTime();
+      for (int i = 0; i < calls; i++) {
+        launch(launchSeq, t, f, nothing, nothing, 0, 0, internalStream);
+      }
+      launchNs = (System.nanoTime() - t2) / calls;
+      JCudaDriver.cuStreamSynchronize(internalStream);
+    }
+    return new long[] {(t1 - t0) / calls, launchNs};
   }
 
   /** The CUDA device ordinal this rank runs on. */

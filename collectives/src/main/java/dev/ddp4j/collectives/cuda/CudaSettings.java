@@ -24,8 +24,8 @@ final class CudaSettings {
   /**
    * {@code DDP4J_MAX_NCHANNELS} ({@code NCCL_MAX_NCHANNELS}): blocks per launch; default the SMs.
    */
-  static int maxChannels(int multiprocessors) {
-    return (int) positive("DDP4J_MAX_NCHANNELS", "NCCL_MAX_NCHANNELS", multiprocessors);
+  static int maxChannels(int dflt) {
+    return (int) positive("DDP4J_MAX_NCHANNELS", "NCCL_MAX_NCHANNELS", dflt);
   }
 
   /** {@code DDP4J_CUDA_SCRATCH_MIB}: device memory for the IPC scratch per GPU, default 240. */

@@ -21,8 +21,12 @@ class CostTableChooserTest {
   }
 
   @Test
-  void shouldLetTheCopyEnginesMoveTheLargestMessages() {
-    AllReduceTuning t = auto.choose(1L << 30, 2, DataType.FLOAT32);
+  void shouldKeepTheSlowerCopyEngineAlgorithmForThoseWhoForceIt() {
+    assertThat(auto.choose(1L << 30, 2, DataType.FLOAT32).algorithm())
+        .isEqualTo(AllReduceAlgorithm.ONESHOT);
+    AllReduceTuning t =
+        new CostTableChooser(AllReduceAlgorithm.COPY_ENGINE, 64)
+            .choose(1L << 30, 2, DataType.FLOAT32);
     assertThat(t.algorithm()).isEqualTo(AllReduceAlgorithm.COPY_ENGINE);
     assertThat(t.stepBytes()).isEqualTo(CostTableChooser.COPY_ENGINE_CHUNK_BYTES);
   }
@@ -53,6 +57,11 @@ class CostTableChooserTest {
     assertThat(auto.choose(8, 2, DataType.FLOAT32).blocks()).isEqualTo(1);
     assertThat(auto.choose(256 << 10, 2, DataType.FLOAT32).blocks()).isEqualTo(8);
     assertThat(auto.choose(512 << 20, 2, DataType.FLOAT32).blocks()).isEqualTo(132);
+    assertThat(
+            new CostTableChooser(null, CostTableChooser.DEFAULT_MAX_CHANNELS)
+                .choose(512 << 20, 2, DataType.FLOAT32)
+                .blocks())
+        .isEqualTo(64);
     assertThat(
             new CostTableChooser(AllReduceAlgorithm.TWOSHOT, 16)
                 .choose(1 << 30, 2, DataType.INT8)

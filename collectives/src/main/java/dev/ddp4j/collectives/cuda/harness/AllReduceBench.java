@@ -66,6 +66,13 @@ final class AllReduceBench {
         }
       }
     }
+    long[] host = pg.hostCostNs(10_000);
+    if (pg.rank() == 0) {
+      out.printf(
+          "# host cost per driver call on rank 0: cuEventRecord %.2f us, cuLaunchKernel (JCuda, all-reduce"
+              + " kernel with nothing to do) %.2f us%n",
+          host[0] / 1e3, host[1] / 1e3);
+    }
     return bad;
   }
 

@@ -1,6 +1,7 @@
 package dev.ddp4j.collectives.cuda.harness;
 
 import dev.ddp4j.WorkerEnvironment;
+import dev.ddp4j.collectives.cuda.CostTableChooser;
 import dev.ddp4j.collectives.cuda.CudaProbe;
 import dev.ddp4j.collectives.cuda.CudaProcessGroup;
 import java.time.Duration;
@@ -66,11 +67,10 @@ public final class GpuHarness {
 
   private static int work(String mode, List<String> args) {
     WorkerEnvironment w = LocalRanks.worker();
-    int sms = 132;
     String t = System.getenv("DDP4J_TIMEOUT_SECONDS");
     Duration timeout = Duration.ofSeconds(t == null ? 60 : Long.parseLong(t.trim()));
     try (DirectoryStore store = LocalRanks.store(timeout)) {
-      SwitchableChooser chooser = new SwitchableChooser(sms);
+      SwitchableChooser chooser = new SwitchableChooser(CostTableChooser.DEFAULT_MAX_CHANNELS);
       CudaProcessGroup pg = CudaProcessGroup.create(w, store, timeout, chooser, 240L << 20);
       int failures;
       if (mode.equals("check")) {
