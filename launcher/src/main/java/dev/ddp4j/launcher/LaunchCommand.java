@@ -16,6 +16,7 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "launcher.jar",
     mixinStandardHelpOptions = true,
+    subcommands = {dev.ddp4j.launcher.bench.BenchCommand.class},
     versionProvider = LaunchCommand.Version.class,
     sortOptions = false,
     usageHelpAutoWidth = true,

@@ -22,12 +22,17 @@ import jcuda.driver.JCudaDriver;
  * Before the table, 20000 small calls bring the JVM's JIT to its steady state (what a training loop
  * sees after its first steps).
  */
-final class AllReduceBench {
+public final class AllReduceBench {
 
   private final CudaProcessGroup pg;
   private final SwitchableChooser chooser;
   private final PrintStream out;
   private final CUstream stream = new CUstream();
+
+  /** A bench over {@code pg} with the group's own chooser (variant {@code auto} only). */
+  public AllReduceBench(CudaProcessGroup pg, PrintStream out) {
+    this(pg, null, out);
+  }
 
   AllReduceBench(CudaProcessGroup pg, SwitchableChooser chooser, PrintStream out) {
     this.pg = pg;
@@ -38,8 +43,12 @@ final class AllReduceBench {
         "cuStreamCreate");
   }
 
-  /** Runs every variant over every size; returns the number of sizes whose check failed. */
-  int run(List<String> variants, long minBytes, long maxBytes) {
+  /**
+   * Runs every variant over every size from {@code minBytes} (x 4) to {@code maxBytes}; returns the
+   * number of sizes whose check failed. Variants other than {@code auto} need the harness's
+   * chooser.
+   */
+  public int run(List<String> variants, long minBytes, long maxBytes) {
     int bad = 0;
     try (DeviceMemory buf = new DeviceMemory(maxBytes)) {
       DeviceBuffer small =
@@ -52,7 +61,12 @@ final class AllReduceBench {
         size(buf, b, false); // the timing loop itself warms up too
       }
       for (String variant : variants) {
-        chooser.set(variant);
+        if (chooser != null) {
+          chooser.set(variant);
+        } else if (!variant.equals("auto")) {
+          throw new IllegalArgumentException(
+              "variant " + variant + " needs GpuHarness's chooser (expected: auto)");
+        }
         if (pg.rank() == 0) {
           out.printf(
               "# ddp4j cuda all_reduce float32 sum in place, %d GPUs, one process per GPU, variant %s%n",

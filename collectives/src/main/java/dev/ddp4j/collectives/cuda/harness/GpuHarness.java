@@ -4,6 +4,7 @@ import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.cuda.CostTableChooser;
 import dev.ddp4j.collectives.cuda.CudaProbe;
 import dev.ddp4j.collectives.cuda.CudaProcessGroup;
+import dev.ddp4j.collectives.store.FileStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -69,7 +70,7 @@ public final class GpuHarness {
     WorkerEnvironment w = LocalRanks.worker();
     String t = System.getenv("DDP4J_TIMEOUT_SECONDS");
     Duration timeout = Duration.ofSeconds(t == null ? 60 : Long.parseLong(t.trim()));
-    try (DirectoryStore store = LocalRanks.store(timeout)) {
+    try (FileStore store = LocalRanks.store(timeout)) {
       SwitchableChooser chooser = new SwitchableChooser(CostTableChooser.DEFAULT_MAX_CHANNELS);
       CudaProcessGroup pg = CudaProcessGroup.create(w, store, timeout, chooser, 240L << 20);
       int failures;

@@ -2,6 +2,7 @@ package dev.ddp4j.collectives.cuda.harness;
 
 import dev.ddp4j.InitMethod;
 import dev.ddp4j.WorkerEnvironment;
+import dev.ddp4j.collectives.store.FileStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,14 +15,14 @@ import java.util.stream.Stream;
 
 /**
  * Starts one JVM per rank on this machine (one per GPU), with torchrun's variables and a shared
- * {@link DirectoryStore}, and waits for them: the GPU test and bench harness, where the launcher is
- * not at hand. When one rank fails, the others are stopped after a grace period instead of waiting
- * out their timeouts.
+ * {@link FileStore}, and waits for them: the GPU test and bench harness, where the launcher is not
+ * at hand. When one rank fails, the others are stopped after a grace period instead of waiting out
+ * their timeouts.
  */
 public final class LocalRanks {
 
-  /** Where the ranks' shared store lives; set for every rank. */
-  public static final String STORE_DIR = "DDP4J_HARNESS_STORE_DIR";
+  /** The ranks' shared store file; set for every rank. */
+  public static final String STORE_FILE = "DDP4J_HARNESS_STORE_FILE";
 
   /** What each rank printed and how it ended. */
   public record Result(List<Integer> exitCodes, List<String> outputs) {
@@ -37,14 +38,14 @@ public final class LocalRanks {
     Map<String, String> env = System.getenv();
     int rank = Integer.parseInt(env.get(WorkerEnvironment.RANK));
     int world = Integer.parseInt(env.get(WorkerEnvironment.WORLD_SIZE));
-    Path dir = Path.of(env.get(STORE_DIR));
+    Path file = Path.of(env.get(STORE_FILE));
     return new WorkerEnvironment(
-        rank, world, rank, world, 0, 0, InitMethod.parse(dir.toUri().toString()));
+        rank, world, rank, world, 0, 0, InitMethod.parse(file.toUri().toString()));
   }
 
   /** The store {@link #run} made for the ranks. */
-  public static DirectoryStore store(Duration timeout) {
-    return new DirectoryStore(Path.of(System.getenv(STORE_DIR)), timeout);
+  public static FileStore store(Duration timeout) {
+    return FileStore.open(Path.of(System.getenv(STORE_FILE)), timeout);
   }
 
   /**
@@ -75,7 +76,7 @@ public final class LocalRanks {
         env.put(WorkerEnvironment.WORLD_SIZE, Integer.toString(ranks));
         env.put(WorkerEnvironment.LOCAL_RANK, Integer.toString(r));
         env.put(WorkerEnvironment.LOCAL_WORLD_SIZE, Integer.toString(ranks));
-        env.put(STORE_DIR, dir.resolve("store").toString());
+        env.put(STORE_FILE, dir.resolve("store").toString());
         procs.add(pb.start());
         logs.add(log);
       }

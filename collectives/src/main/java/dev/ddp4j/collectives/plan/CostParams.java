@@ -1,0 +1,20 @@
+package dev.ddp4j.collectives.plan;
+
+/**
+ * What the cost model assumes about the executor, besides the links.
+ *
+ * @param stepOverheadUs fixed cost of one step (kernel or loop iteration, flag handshake), µs
+ * @param channelGbps what one channel moves at most per direction (one thread block, one CPU
+ *     thread), GB/s: why fat links need several channels
+ * @param reduceGbps rate at which a rank reduces received bytes into its buffer, GB/s
+ * @param sliceBytes pipelining unit of trees
+ */
+public record CostParams(
+    double stepOverheadUs, double channelGbps, double reduceGbps, long sliceBytes) {
+
+  /** The CUDA executor on a recent GPU. */
+  public static final CostParams GPU = new CostParams(1.5, 30.0, 1000.0, 512 * 1024);
+
+  /** The CPU executor over shared memory and sockets. */
+  public static final CostParams CPU = new CostParams(5.0, 6.0, 8.0, 256 * 1024);
+}

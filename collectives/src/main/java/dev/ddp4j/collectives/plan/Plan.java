@@ -1,0 +1,49 @@
+package dev.ddp4j.collectives.plan;
+
+import java.util.List;
+
+/**
+ * What the planner decided for one group of ranks: plain data, the same on every rank that planned
+ * over the same topology.
+ *
+ * @param topologyHash {@code TopologyHash.sha256} of the topology planned over
+ * @param devices device index of every rank (rank r runs on devices[r])
+ * @param rings ring channels, rank ids, best first
+ * @param trees the double binary tree
+ * @param islands islands for the hierarchical algorithm (rank ids in intra-island ring order), or
+ *     empty
+ * @param directOk whether one-shot and two-shot apply (every pair has a direct P2P or shared-memory
+ *     path)
+ * @param table predictions for 8 B, 16 B, ... 4 GiB (powers of two)
+ * @param warnings advice for the user, each naming the fix
+ */
+public record Plan(
+    String topologyHash,
+    int[] devices,
+    List<int[]> rings,
+    DoubleTree trees,
+    List<int[]> islands,
+    boolean directOk,
+    List<Prediction> table,
+    List<String> warnings) {
+
+  /** Number of ranks. */
+  public int ranks() {
+    return devices.length;
+  }
+
+  /** The prediction for the smallest table size at least {@code bytes} (the last one above it). */
+  public Prediction predictionFor(long bytes) {
+    for (Prediction p : table) {
+      if (p.bytes() >= bytes) {
+        return p;
+      }
+    }
+    return table.get(table.size() - 1);
+  }
+
+  /** The algorithm to run an all-reduce of {@code bytes} with. */
+  public Algorithm algorithmFor(long bytes) {
+    return predictionFor(bytes).chosen();
+  }
+}

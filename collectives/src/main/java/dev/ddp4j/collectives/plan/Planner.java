@@ -1,0 +1,119 @@
+package dev.ddp4j.collectives.plan;
+
+import dev.ddp4j.collectives.topology.PathType;
+import dev.ddp4j.collectives.topology.Topology;
+import dev.ddp4j.collectives.topology.TopologyHash;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns a topology and a rank-to-device map into a {@link Plan}: ring channels, a double binary
+ * tree, islands for the hierarchical algorithm, and per size the algorithm the {@link CostModel}
+ * predicts fastest (or the one {@code DDP4J_ALGO} forces). Deterministic: the same inputs give the
+ * same plan on every rank.
+ */
+public final class Planner {
+
+  /** Size at which the number of ring channels is chosen (bandwidth-bound). */
+  static final double CHANNEL_PROBE_BYTES = 256.0 * 1024 * 1024;
+
+  /** Largest size in the prediction table: 4 GiB. */
+  static final long MAX_TABLE_BYTES = 1L << 32;
+
+  private Planner() {}
+
+  /** Plans for ranks running on {@code devices} (rank r on device index devices[r]). */
+  public static Plan plan(Topology t, int[] devices, PlannerOptions o) {
+    int n = devices.length;
+    if (n < 1) {
+      throw new IllegalArgumentException("no ranks to plan for (expected: at least one device)");
+    }
+    CostModel cost = new CostModel(t, devices, o.cost());
+    List<int[]> rings = chooseChannels(cost, RingChannels.search(t, devices, o.maxChannels()), o);
+    DoubleTree trees = DoubleTree.over(rings.get(0));
+    List<int[]> islands = orderedIslands(t, devices);
+    boolean directOk = directOk(t, devices);
+    int hierChannels = Math.max(1, o.maxChannels() / 2);
+    List<Prediction> table = new ArrayList<>();
+    for (long bytes = 8; bytes <= MAX_TABLE_BYTES; bytes <<= 1) {
+      Map<Algorithm, Double> us = new EnumMap<>(Algorithm.class);
+      us.put(Algorithm.RING, cost.ringUs(rings, bytes));
+      if (n > 2) {
+        us.put(Algorithm.TREE, cost.treeUs(trees, bytes));
+      }
+      if (directOk && n > 1) {
+        us.put(Algorithm.ONESHOT, cost.oneShotUs(bytes));
+        us.put(Algorithm.TWOSHOT, cost.twoShotUs(bytes));
+      }
+      if (!islands.isEmpty()) {
+        us.put(Algorithm.HIERARCHICAL, cost.hierarchicalUs(islands, bytes, hierChannels));
+      }
+      Algorithm chosen = Algorithm.RING;
+      for (Map.Entry<Algorithm, Double> e : us.entrySet()) {
+        if (e.getValue() < us.get(chosen)) {
+          chosen = e.getKey();
+        }
+      }
+      if (o.forced().isPresent() && us.containsKey(o.forced().get())) {
+        chosen = o.forced().get();
+      }
+      table.add(new Prediction(bytes, chosen, us, n));
+    }
+    Plan draft =
+        new Plan(
+            TopologyHash.sha256(t), devices, rings, trees, islands, directOk, table, List.of());
+    return new Plan(
+        draft.topologyHash(),
+        devices,
+        rings,
+        trees,
+        islands,
+        directOk,
+        table,
+        Advice.warnings(t, draft, o));
+  }
+
+  /** Plans for the first {@code ranks} devices in the order {@link GpuOrder} recommends. */
+  public static Plan plan(Topology t, int ranks, PlannerOptions o) {
+    return plan(t, GpuOrder.of(t, ranks), o);
+  }
+
+  /** The fewest channels within 1% of the best predicted bandwidth-bound time. */
+  private static List<int[]> chooseChannels(CostModel cost, List<int[]> all, PlannerOptions o) {
+    double[] us = new double[all.size() + 1];
+    double best = Double.POSITIVE_INFINITY;
+    for (int c = o.minChannels(); c <= all.size(); c++) {
+      us[c] = cost.ringUs(all.subList(0, c), CHANNEL_PROBE_BYTES);
+      best = Math.min(best, us[c]);
+    }
+    for (int c = o.minChannels(); c <= all.size(); c++) {
+      if (us[c] <= best * 1.01) {
+        return List.copyOf(all.subList(0, c));
+      }
+    }
+    return List.copyOf(all);
+  }
+
+  private static List<int[]> orderedIslands(Topology t, int[] devices) {
+    List<int[]> out = new ArrayList<>();
+    for (int[] island : Islands.of(t, devices)) {
+      out.add(RingSearch.best(new RingScorer(t, devices, null), island));
+    }
+    return out;
+  }
+
+  /** One host, and no pair of GPUs that would need the socket interconnect for P2P. */
+  private static boolean directOk(Topology t, int[] devices) {
+    for (int a = 0; a < devices.length; a++) {
+      for (int b = 0; b < devices.length; b++) {
+        PathType type = t.route(devices[a], devices[b]).type();
+        if (type == PathType.NET || (t.hasGpus() && type == PathType.SYS)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+}

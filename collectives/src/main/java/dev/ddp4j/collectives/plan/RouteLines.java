@@ -1,0 +1,103 @@
+package dev.ddp4j.collectives.plan;
+
+import dev.ddp4j.collectives.topology.Link;
+import dev.ddp4j.collectives.topology.PathType;
+import dev.ddp4j.collectives.topology.Route;
+import dev.ddp4j.collectives.topology.Topology;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * NCCL-style route lines, one per ring channel and hop, for {@code DDP4J_DEBUG=INFO} logs and the
+ * {@code topo} command: {@code Channel 00/02 : 0[0] -> 1[1] via P2P/IPC over NVL (NV12, 300 GB/s)}.
+ */
+public final class RouteLines {
+
+  private RouteLines() {}
+
+  /** Every hop of every ring channel of the plan. */
+  public static List<String> of(Topology t, Plan plan) {
+    List<String> out = new ArrayList<>();
+    int channels = plan.rings().size();
+    for (int c = 0; c < channels; c++) {
+      int[] ring = plan.rings().get(c);
+      for (int i = 0; i < ring.length && ring.length > 1; i++) {
+        int a = ring[i];
+        int b = ring[(i + 1) % ring.length];
+        out.add(
+            String.format(Locale.ROOT, "Channel %02d/%02d : %s", c, channels, hop(t, plan, a, b)));
+      }
+    }
+    return out;
+  }
+
+  /** The lines of one rank: the hops it sends on, per channel (what a running rank logs). */
+  public static List<String> ofRank(Topology t, Plan plan, int rank) {
+    List<String> out = new ArrayList<>();
+    int channels = plan.rings().size();
+    for (int c = 0; c < channels; c++) {
+      int[] ring = plan.rings().get(c);
+      for (int i = 0; i < ring.length && ring.length > 1; i++) {
+        if (ring[i] == rank) {
+          out.add(
+              String.format(
+                  Locale.ROOT,
+                  "Channel %02d/%02d : %s",
+                  c,
+                  channels,
+                  hop(t, plan, rank, ring[(i + 1) % ring.length])));
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * {@code 0[0] -> 1[1] via P2P/IPC over NVL (NV12, 300 GB/s)}: ranks, [device], transport, path.
+   */
+  public static String hop(Topology t, Plan plan, int fromRank, int toRank) {
+    int da = plan.devices()[fromRank];
+    int db = plan.devices()[toRank];
+    Route r = t.route(da, db);
+    return String.format(
+        Locale.ROOT,
+        "%d[%s] -> %d[%s] via %s over %s (%s%s GB/s)",
+        fromRank,
+        t.device(da).attr("dev", Integer.toString(da)),
+        toRank,
+        t.device(db).attr("dev", Integer.toString(db)),
+        transport(t, r),
+        r.type() == PathType.NV ? "NVL" : r.type().name(),
+        r.type() == PathType.NV ? r.label() + ", " : slowestLinkLabel(t, r),
+        gbps(r.gbps()));
+  }
+
+  /** How an executor moves data along this route. */
+  static String transport(Topology t, Route r) {
+    if (r.type() == PathType.NET) {
+      return "NET/Socket";
+    }
+    if (!t.hasGpus() || r.type() == PathType.SYS) {
+      // P2P across the socket interconnect is unsupported or slow: GPUs go through host memory.
+      return "SHM";
+    }
+    return "P2P/IPC";
+  }
+
+  /** {@code "PCIe x16, "} when the slowest link says more than the path class, else empty. */
+  private static String slowestLinkLabel(Topology t, Route r) {
+    Link slowest = null;
+    for (int h : r.hops()) {
+      Link l = t.link(Route.linkOf(h));
+      if (slowest == null || l.gbps() < slowest.gbps()) {
+        slowest = l;
+      }
+    }
+    return slowest == null || slowest.label().equals(r.type().name()) ? "" : slowest.label() + ", ";
+  }
+
+  static String gbps(double v) {
+    return v >= 10 ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.1f", v);
+  }
+}

@@ -1,0 +1,60 @@
+package dev.ddp4j.collectives.topology;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * A canonical text of a topology and its SHA-256, so every rank can check through the store that it
+ * plans over the same graph as rank 0. Only what the planner reads is hashed: vertex types, names
+ * and hosts, links with type, lanes, bandwidth and latency, in id order.
+ */
+public final class TopologyHash {
+
+  private TopologyHash() {}
+
+  /** One line per vertex and per link; equal texts give equal plans. */
+  public static String canonical(Topology t) {
+    StringBuilder sb = new StringBuilder("ddp4j-topology 1\n");
+    for (Node n : t.nodes()) {
+      sb.append("n ")
+          .append(n.id())
+          .append(' ')
+          .append(n.type())
+          .append(' ')
+          .append(n.host())
+          .append(' ')
+          .append(n.name())
+          .append(" dev=")
+          .append(n.attr("dev", "-"))
+          .append('\n');
+    }
+    for (Link l : t.links()) {
+      sb.append(
+          String.format(
+              java.util.Locale.ROOT,
+              "l %d %d %d %s %d %.3f %.3f%n",
+              l.id(),
+              l.a(),
+              l.b(),
+              l.type(),
+              l.lanes(),
+              l.gbps(),
+              l.latencyUs()));
+    }
+    return sb.toString();
+  }
+
+  /** Hex SHA-256 of {@link #canonical}. */
+  public static String sha256(Topology t) {
+    try {
+      byte[] d =
+          MessageDigest.getInstance("SHA-256")
+              .digest(canonical(t).getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(d);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
+}

@@ -1,0 +1,336 @@
+package dev.ddp4j.runtime;
+
+import dev.ddp4j.HostBuffer;
+import dev.ddp4j.ProcessGroup;
+import dev.ddp4j.ReduceOp;
+import dev.ddp4j.Work;
+import dev.ddp4j.runtime.bucket.BucketPlan;
+import dev.ddp4j.runtime.bucket.GradientReducer;
+import dev.ddp4j.runtime.bucket.ParamRange;
+import dev.ddp4j.runtime.comm.NdBuffers;
+import dev.ddp4j.runtime.hook.BackwardHookLayer;
+import dev.ddp4j.runtime.model.GraphAdapter;
+import dev.ddp4j.runtime.model.ModelAdapter;
+import dev.ddp4j.runtime.model.MultiLayerAdapter;
+import dev.ddp4j.runtime.trace.Timeline;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import org.deeplearning4j.nn.api.Model;
+import org.deeplearning4j.nn.graph.ComputationGraph;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.deeplearning4j.optimize.api.BaseTrainingListener;
+import org.nd4j.evaluation.classification.Evaluation;
+import org.nd4j.linalg.api.memory.MemoryWorkspace;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.dataset.api.DataSet;
+import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
+import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.linalg.indexing.NDArrayIndex;
+
+/**
+ * Data-parallel training of a DL4J model: N ranks, each fitting its own batches, train exactly like
+ * one process fitting all N ranks' batches at once (PyTorch's DistributedDataParallel for DL4J).
+ *
+ * <p>On creation rank 0's parameters, updater state and iteration/epoch counts are broadcast. Each
+ * hidden layer is wrapped so that backward reports when its gradient is final; the flat gradient is
+ * cut into buckets (see {@link BucketPlan}) and each bucket's all-reduce starts while backward
+ * still runs. Before the updater (DL4J's {@code onGradientCalculation}), DdpModel waits for every
+ * bucket and weights the summed gradient so that the updater's division by the local batch size
+ * yields the mean over all ranks' examples; uneven batch sizes are exact.
+ *
+ * <pre>{@code
+ * try (ProcessGroup pg = Ddp.init(); DdpModel ddp = DdpModel.wrap(net, pg)) {
+ *   ddp.fit(new DistributedDataSetIterator(train, pg.rank(), pg.size(), seed, false), epochs);
+ * }
+ * }</pre>
+ *
+ * Not thread safe: drive it from the training thread. Every rank must make the same calls.
+ */
+public final class DdpModel implements AutoCloseable {
+
+  private final ModelAdapter adapter;
+  private final ProcessGroup group;
+  private final Timeline timeline;
+  private final GradientReducer reducer;
+  private final StepListener listener = new StepListener();
+  private INDArray accumulated;
+  private long accumulatedExamples;
+  private boolean noSync;
+  private boolean closed;
+  private long stepExamples;
+  private long[] globalExamples = new long[1];
+  private Work globalExamplesWork;
+  private long gradientsDoneNs;
+
+  private DdpModel(ModelAdapter adapter, ProcessGroup group, DdpOptions options) {
+    this.adapter = adapter;
+    this.group = group;
+    this.timeline =
+        options.timelinePattern() == null
+            ? Timeline.disabled()
+            : Timeline.toFile(options.timelinePattern(), group.rank());
+    int elementBytes = adapter.gradients().data().getElementSize();
+    BucketPlan plan =
+        BucketPlan.of(
+            adapter.layerRanges(),
+            elementBytes,
+            options.firstBucketBytes(),
+            options.bucketCapBytes());
+    this.reducer = new GradientReducer(group, plan, options.commHook(), timeline);
+    broadcastState();
+    adapter.wrapHiddenLayers(new HookListener());
+    adapter.addListenerFirst(listener);
+  }
+
+  /** Wraps {@code net} (initialised with {@code init()}) with options from the environment. */
+  public static DdpModel wrap(MultiLayerNetwork net, ProcessGroup group) {
+    return wrap(net, group, DdpOptions.fromEnvironment());
+  }
+
+  public static DdpModel wrap(MultiLayerNetwork net, ProcessGroup group, DdpOptions options) {
+    return new DdpModel(new MultiLayerAdapter(net), group, options);
+  }
+
+  /** Wraps {@code graph} (initialised with {@code init()}) with options from the environment. */
+  public static DdpModel wrap(ComputationGraph graph, ProcessGroup group) {
+    return wrap(graph, group, DdpOptions.fromEnvironment());
+  }
+
+  public static DdpModel wrap(ComputationGraph graph, ProcessGroup group, DdpOptions options) {
+    return new DdpModel(new GraphAdapter(graph), group, options);
+  }
+
+  private void broadcastState() {
+    group.broadcast(NdBuffers.host(adapter.params()), 0).await();
+    INDArray state = adapter.updaterState();
+    if (state != null && state.length() > 0) {
+      group.broadcast(NdBuffers.host(state), 0).await();
+    }
+    long[] counts = {adapter.iterationCount(), adapter.epochCount()};
+    group.broadcast(HostBuffer.of(counts), 0).await();
+    adapter.setCounts((int) counts[0], (int) counts[1]);
+  }
+
+  /**
+   * One synchronised step on this rank's {@code data} (inside {@link #noSync()}: forward and
+   * backward only, the gradient kept for the next synchronised step).
+   */
+  public void fit(DataSet data) {
+    requireOpen();
+    if (noSync) {
+      accumulate(data);
+      return;
+    }
+    globalExamples = new long[] {data.numExamples() + accumulatedExamples};
+    globalExamplesWork = group.allReduce(HostBuffer.of(globalExamples), ReduceOp.SUM);
+    runStep(data);
+  }
+
+  /**
+   * One epoch over this rank's {@code iterator}. When any rank runs out of batches the epoch ends
+   * on every rank (the others skip what they have left and say so), so uneven inputs never leave a
+   * rank waiting. Shard data with {@code DistributedDataSetIterator} to keep ranks even.
+   */
+  public void fit(DataSetIterator iterator) {
+    requireOpen();
+    if (noSync) {
+      throw new IllegalStateException(
+          "fit(iterator) inside noSync(): accumulate with fit(DataSet) instead");
+    }
+    if (!iterator.hasNext() && iterator.resetSupported()) {
+      iterator.reset();
+    }
+    adapter.epochStart();
+    long step = 0;
+    while (true) {
+      boolean has = iterator.hasNext();
+      DataSet data = has ? iterator.next() : null;
+      long[] flags = {has ? 1 : 0, has ? data.numExamples() + accumulatedExamples : 0};
+      group.allReduce(HostBuffer.of(flags), ReduceOp.SUM).await();
+      if (flags[0] < group.size()) {
+        if (has) {
+          System.err.printf(
+              "ddp4j WARN rank %d: %d of %d ranks ran out of data after %d steps of this epoch; this rank skips"
+                  + " its remaining batches (shard with DistributedDataSetIterator to keep ranks even)%n",
+              group.rank(), group.size() - flags[0], group.size(), step);
+        }
+        break;
+      }
+      globalExamples = new long[] {flags[1]};
+      globalExamplesWork = null;
+      runStep(data);
+      step++;
+    }
+    adapter.epochEnd();
+  }
+
+  /** {@code epochs} epochs over {@code iterator}, reset between them. */
+  public void fit(DataSetIterator iterator, int epochs) {
+    for (int e = 0; e < epochs; e++) {
+      if (e > 0 || !iterator.hasNext()) {
+        iterator.reset();
+      }
+      fit(iterator);
+    }
+  }
+
+  private void runStep(DataSet data) {
+    stepExamples = data.numExamples();
+    reducer.beginStep(adapter.gradients(), accumulatedExamples > 0 ? accumulated : null);
+    long t0 = System.nanoTime();
+    adapter.fit(data);
+    if (reducer.active()) {
+      throw new IllegalStateException(
+          "DL4J's fit did not call onGradientCalculation, so gradients were not synchronised; DdpModel supports"
+              + " the default StochasticGradientDescent optimisation algorithm");
+    }
+    timeline.record("optimizer step", Timeline.COMPUTE, gradientsDoneNs);
+    timeline.record("step", Timeline.COMPUTE, t0);
+    accumulatedExamples = 0;
+  }
+
+  private void accumulate(DataSet data) {
+    adapter.computeGradient(data);
+    try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
+      INDArray g = adapter.gradients();
+      if (accumulated == null) {
+        accumulated = g.dup();
+      } else if (accumulatedExamples == 0) {
+        accumulated.assign(g);
+      } else {
+        accumulated.addi(g);
+      }
+    }
+    accumulatedExamples += data.numExamples();
+  }
+
+  /**
+   * Runs after backward, before the updater: waits for all buckets and weights the summed gradient.
+   */
+  private void onGradientsComputed() {
+    reducer.finishStep(group.timeout());
+    if (globalExamplesWork != null) {
+      globalExamplesWork.await();
+    }
+    // DL4J's updater divides by this rank's batch size; weight so that it yields the mean over all
+    // examples.
+    double scale = (double) stepExamples / globalExamples[0];
+    INDArray g = adapter.gradients();
+    try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
+      if (scale != 1.0) {
+        g.muli(scale);
+      }
+      INDArray flat = g.reshape(g.length());
+      for (ParamRange r : adapter.undividedRanges()) {
+        flat.get(NDArrayIndex.interval(r.offset(), r.end())).muli(1.0 / group.size() / scale);
+      }
+    }
+    gradientsDoneNs = System.nanoTime();
+  }
+
+  /**
+   * Until the returned handle is closed, {@link #fit(DataSet)} only computes and accumulates
+   * gradients (no communication, no update); the next synchronised step applies the mean over every
+   * accumulated example of every rank, as one big batch would.
+   */
+  public NoSync noSync() {
+    requireOpen();
+    noSync = true;
+    return () -> noSync = false;
+  }
+
+  /** A scope of {@link #noSync()}. */
+  public interface NoSync extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  /** The wrapped model (its hidden layers are wrapped while this DdpModel is open). */
+  public Model model() {
+    return adapter.model();
+  }
+
+  /** This rank's output for {@code input} (no communication). */
+  public INDArray output(INDArray input) {
+    Model m = adapter.model();
+    return m instanceof MultiLayerNetwork
+        ? ((MultiLayerNetwork) m).output(input)
+        : ((ComputationGraph) m).outputSingle(input);
+  }
+
+  /** Evaluates on this rank's {@code iterator} (no communication). */
+  public Evaluation evaluate(DataSetIterator iterator) {
+    Model m = adapter.model();
+    return m instanceof MultiLayerNetwork
+        ? ((MultiLayerNetwork) m).evaluate(iterator)
+        : ((ComputationGraph) m).evaluate(iterator);
+  }
+
+  /** The bucket engine (its plan, and how much communication it hid behind backward so far). */
+  public GradientReducer reducer() {
+    return reducer;
+  }
+
+  /** The buckets gradients travel in. */
+  public BucketPlan bucketPlan() {
+    return reducer.plan();
+  }
+
+  /** The group this model synchronises over. */
+  public ProcessGroup group() {
+    return group;
+  }
+
+  /** The timeline of this rank (disabled unless DDP4J_TIMELINE or the options name a file). */
+  public Timeline timeline() {
+    return timeline;
+  }
+
+  private void requireOpen() {
+    if (closed) {
+      throw new IllegalStateException("this DdpModel is closed");
+    }
+  }
+
+  /** Puts the model's own layers back and writes the timeline; the process group stays open. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    adapter.removeListener(listener);
+    adapter.unwrapHiddenLayers();
+    try {
+      timeline.write();
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not write the timeline to " + timeline.file(), e);
+    }
+  }
+
+  private final class StepListener extends BaseTrainingListener {
+    @Override
+    public void onGradientCalculation(Model model) {
+      if (reducer.active()) {
+        onGradientsComputed();
+      }
+    }
+  }
+
+  private final class HookListener implements BackwardHookLayer.Listener {
+    @Override
+    public void forwardDone(int layer, long startNs) {
+      if (timeline.enabled()) {
+        timeline.record("forward layer " + layer, Timeline.COMPUTE, startNs);
+      }
+    }
+
+    @Override
+    public void backwardDone(int layer, long startNs) {
+      if (timeline.enabled()) {
+        timeline.record("backward layer " + layer, Timeline.COMPUTE, startNs);
+      }
+      reducer.layerReady(layer);
+    }
+  }
+}

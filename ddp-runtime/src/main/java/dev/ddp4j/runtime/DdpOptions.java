@@ -1,0 +1,101 @@
+package dev.ddp4j.runtime;
+
+import dev.ddp4j.ConfigException;
+import dev.ddp4j.runtime.comm.CommHook;
+import dev.ddp4j.runtime.comm.CommHooks;
+import java.util.Map;
+
+/**
+ * How DdpModel buckets and communicates gradients. Defaults follow PyTorch DDP; {@link
+ * #fromEnvironment()} reads:
+ *
+ * <table>
+ *   <caption>Variables read</caption>
+ *   <tr><th>variable</th><th>meaning</th><th>default</th></tr>
+ *   <tr><td>DDP4J_FIRST_BUCKET_MB</td><td>cap of the first bucket (the last layers)</td><td>1</td></tr>
+ *   <tr><td>DDP4J_BUCKET_CAP_MB</td><td>cap of every other bucket</td><td>25</td></tr>
+ *   <tr><td>DDP4J_COMM_HOOK</td><td>allreduce, fp16 or bf16</td><td>allreduce</td></tr>
+ *   <tr><td>DDP4J_TIMELINE</td><td>Chrome-trace file per rank ({rank} or .rankR added)</td><td>none</td></tr>
+ * </table>
+ *
+ * @param firstBucketBytes cap of bucket 0, which backward fills first
+ * @param bucketCapBytes cap of the other buckets
+ * @param commHook how each bucket is communicated
+ * @param timelinePattern where to write each rank's timeline, or null for none
+ */
+public record DdpOptions(
+    long firstBucketBytes, long bucketCapBytes, CommHook commHook, String timelinePattern) {
+
+  public static final long MIB = 1L << 20;
+
+  public DdpOptions {
+    if (firstBucketBytes < 1 || bucketCapBytes < 1) {
+      throw new ConfigException(
+          "bucket caps of "
+              + firstBucketBytes
+              + " and "
+              + bucketCapBytes
+              + " bytes (expected: both >= 1)");
+    }
+    if (commHook == null) {
+      throw new ConfigException(
+          "commHook : null (expected: a CommHook, e.g. CommHooks.allReduce())");
+    }
+  }
+
+  /** 1 MiB first bucket, 25 MiB others, plain all-reduce, no timeline. */
+  public static DdpOptions defaults() {
+    return new DdpOptions(MIB, 25 * MIB, CommHooks.allReduce(), null);
+  }
+
+  public static DdpOptions fromEnvironment() {
+    return fromEnvironment(System.getenv());
+  }
+
+  public static DdpOptions fromEnvironment(Map<String, String> env) {
+    DdpOptions d = defaults();
+    long first = megabytes(env, "DDP4J_FIRST_BUCKET_MB", d.firstBucketBytes());
+    long cap = megabytes(env, "DDP4J_BUCKET_CAP_MB", d.bucketCapBytes());
+    CommHook hook = d.commHook();
+    String h = env.get("DDP4J_COMM_HOOK");
+    if (h != null && !h.isBlank()) {
+      try {
+        hook = CommHooks.named(h);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("DDP4J_COMM_HOOK: " + e.getMessage());
+      }
+    }
+    String timeline = env.get("DDP4J_TIMELINE");
+    return new DdpOptions(
+        first, cap, hook, timeline == null || timeline.isBlank() ? null : timeline);
+  }
+
+  private static long megabytes(Map<String, String> env, String name, long fallback) {
+    String v = env.get(name);
+    if (v == null || v.isBlank()) {
+      return fallback;
+    }
+    try {
+      double mb = Double.parseDouble(v.trim());
+      if (mb <= 0) {
+        throw new NumberFormatException();
+      }
+      return Math.max(1, Math.round(mb * MIB));
+    } catch (NumberFormatException e) {
+      throw new ConfigException(
+          name + "='" + v + "' is not a positive number of MiB (expected: e.g. 25)");
+    }
+  }
+
+  public DdpOptions withBucketCaps(long firstBytes, long capBytes) {
+    return new DdpOptions(firstBytes, capBytes, commHook, timelinePattern);
+  }
+
+  public DdpOptions withCommHook(CommHook hook) {
+    return new DdpOptions(firstBucketBytes, bucketCapBytes, hook, timelinePattern);
+  }
+
+  public DdpOptions withTimeline(String pattern) {
+    return new DdpOptions(firstBucketBytes, bucketCapBytes, commHook, pattern);
+  }
+}

@@ -1,0 +1,143 @@
+package dev.ddp4j.runtime.model;
+
+import dev.ddp4j.runtime.bucket.ParamRange;
+import dev.ddp4j.runtime.hook.BackwardHookLayer;
+import java.util.ArrayList;
+import java.util.List;
+import org.deeplearning4j.nn.api.Layer;
+import org.deeplearning4j.nn.api.Model;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.deeplearning4j.optimize.api.TrainingListener;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.dataset.api.DataSet;
+
+/**
+ * {@link ModelAdapter} for MultiLayerNetwork: layers in order, layer 0 first in the flat buffers.
+ */
+public final class MultiLayerAdapter implements ModelAdapter {
+
+  private final MultiLayerNetwork net;
+  private final Layer[] originals;
+  private final List<ParamRange> ranges = new ArrayList<>();
+  private final List<ParamRange> undivided = new ArrayList<>();
+
+  public MultiLayerAdapter(MultiLayerNetwork net) {
+    this.net = net;
+    net.getUpdater(); // create the updater over the unwrapped layers, before any wrapping
+    this.originals = net.getLayers().clone();
+    for (int i = 0; i < originals.length; i++) {
+      LayerRanges.add(originals[i], i, net.params(), ranges, undivided);
+    }
+  }
+
+  @Override
+  public Model model() {
+    return net;
+  }
+
+  @Override
+  public INDArray params() {
+    return net.params();
+  }
+
+  @Override
+  public INDArray gradients() {
+    return net.getGradientsViewArray();
+  }
+
+  @Override
+  public INDArray updaterState() {
+    return net.getUpdater().getStateViewArray();
+  }
+
+  @Override
+  public List<ParamRange> layerRanges() {
+    return ranges;
+  }
+
+  @Override
+  public List<ParamRange> undividedRanges() {
+    return undivided;
+  }
+
+  @Override
+  public int wrapHiddenLayers(BackwardHookLayer.Listener listener) {
+    Layer[] layers = net.getLayers();
+    boolean tbptt =
+        net.getLayerWiseConfigurations().getBackpropType()
+            == org.deeplearning4j.nn.conf.BackpropType.TruncatedBPTT;
+    int wrapped = 0;
+    for (int i = 0; i < layers.length; i++) {
+      if (Hookable.canWrap(originals[i], tbptt)) {
+        layers[i] = new BackwardHookLayer(originals[i], i, listener);
+        wrapped++;
+      }
+    }
+    net.setLayers(layers);
+    return wrapped;
+  }
+
+  @Override
+  public void unwrapHiddenLayers() {
+    net.setLayers(originals.clone());
+  }
+
+  @Override
+  public void addListenerFirst(TrainingListener listener) {
+    List<TrainingListener> all = new ArrayList<>();
+    all.add(listener);
+    all.addAll(net.getListeners());
+    net.setListeners(all);
+  }
+
+  @Override
+  public void removeListener(TrainingListener listener) {
+    List<TrainingListener> all = new ArrayList<>(net.getListeners());
+    all.remove(listener);
+    net.setListeners(all);
+  }
+
+  @Override
+  public void fit(DataSet data) {
+    net.fit(data);
+  }
+
+  @Override
+  public void computeGradient(DataSet data) {
+    net.setInput(data.getFeatures());
+    net.setLabels(data.getLabels());
+    net.setLayerMaskArrays(data.getFeaturesMaskArray(), data.getLabelsMaskArray());
+    net.computeGradientAndScore();
+  }
+
+  @Override
+  public void epochStart() {
+    for (TrainingListener l : net.getListeners()) {
+      l.onEpochStart(net);
+    }
+  }
+
+  @Override
+  public void epochEnd() {
+    for (TrainingListener l : net.getListeners()) {
+      l.onEpochEnd(net);
+    }
+    net.incrementEpochCount();
+  }
+
+  @Override
+  public int iterationCount() {
+    return net.getIterationCount();
+  }
+
+  @Override
+  public int epochCount() {
+    return net.getEpochCount();
+  }
+
+  @Override
+  public void setCounts(int iterations, int epochs) {
+    net.getLayerWiseConfigurations().setIterationCount(iterations);
+    net.getLayerWiseConfigurations().setEpochCount(epochs);
+  }
+}

@@ -1,0 +1,193 @@
+package dev.ddp4j.examples;
+
+import dev.ddp4j.Ddp;
+import dev.ddp4j.HostBuffer;
+import dev.ddp4j.ProcessGroup;
+import dev.ddp4j.ReduceOp;
+import dev.ddp4j.runtime.DdpModel;
+import dev.ddp4j.runtime.checkpoint.Checkpoints;
+import dev.ddp4j.runtime.data.DistributedDataSetIterator;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.deeplearning4j.datasets.iterator.utilty.ListDataSetIterator;
+import org.deeplearning4j.nn.conf.MultiLayerConfiguration;
+import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
+import org.deeplearning4j.nn.conf.layers.DenseLayer;
+import org.deeplearning4j.nn.conf.layers.OutputLayer;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.deeplearning4j.nn.weights.WeightInit;
+import org.nd4j.evaluation.classification.Evaluation;
+import org.nd4j.linalg.activations.Activation;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.dataset.DataSet;
+import org.nd4j.linalg.learning.config.Adam;
+import org.nd4j.linalg.lossfunctions.LossFunctions;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The main job: trains an MLP classifier data-parallel on every rank the launcher started, with
+ * progress on rank 0, the final test accuracy over all ranks, and a checkpoint per epoch.
+ *
+ * <pre>
+ * java -jar launcher/target/launcher.jar --nproc-per-node=4 --classpath examples/target/examples.jar Train
+ * </pre>
+ */
+@Command(
+    name = "Train",
+    mixinStandardHelpOptions = true,
+    description = "Data-parallel training of an MLP.")
+public final class Train implements Callable<Integer> {
+
+  @Option(
+      names = "--epochs",
+      defaultValue = "5",
+      description = "Epochs. Default: ${DEFAULT-VALUE}.")
+  int epochs;
+
+  @Option(
+      names = "--batch-size",
+      defaultValue = "64",
+      description = "Examples per step per rank. Default: ${DEFAULT-VALUE}.")
+  int batchSize;
+
+  @Option(
+      names = "--examples",
+      defaultValue = "24000",
+      description = "Generated examples (10% held out). Default: ${DEFAULT-VALUE}.")
+  int examples;
+
+  @Option(
+      names = "--lr",
+      defaultValue = "0.002",
+      description = "Adam learning rate. Default: ${DEFAULT-VALUE}.")
+  double learningRate;
+
+  @Option(
+      names = "--seed",
+      defaultValue = "42",
+      description = "Data and weight seed. Default: ${DEFAULT-VALUE}.")
+  long seed;
+
+  @Option(
+      names = "--checkpoint-dir",
+      defaultValue = "checkpoints",
+      description = "Where rank 0 writes checkpoints. Default: ${DEFAULT-VALUE}.")
+  Path checkpointDir;
+
+  @Option(
+      names = "--resume",
+      description = "Resume from the newest checkpoint in --checkpoint-dir.")
+  boolean resume;
+
+  static final int FEATURES = 32;
+  static final int CLASSES = 10;
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new Train()).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    try (ProcessGroup pg = Ddp.init()) {
+      // Every rank generates the same data from the seed; the last 10% is held out for testing.
+      List<DataSet> all = TeacherData.generate(seed, examples, FEATURES, CLASSES).asList();
+      int trainCount = examples * 9 / 10;
+      DistributedDataSetIterator train =
+          new DistributedDataSetIterator(
+              new ListDataSetIterator<>(all.subList(0, trainCount), batchSize),
+              pg.rank(),
+              pg.size(),
+              seed,
+              false);
+      DistributedDataSetIterator test =
+          new DistributedDataSetIterator(
+              new ListDataSetIterator<>(all.subList(trainCount, all.size()), 256),
+              pg.rank(),
+              pg.size(),
+              seed,
+              true);
+      Path latest = checkpointDir.resolve("latest.zip");
+      MultiLayerNetwork net =
+          resume && Files.exists(latest) ? Checkpoints.loadMultiLayerNetwork(latest) : build();
+      int firstEpoch = net.getEpochCount();
+      if (pg.rank() == 0) {
+        System.out.printf(
+            "Train: %d ranks (%s backend), %d examples per rank per epoch, batch %d per rank, %d parameters%s%n",
+            pg.size(),
+            pg.backend(),
+            train.examplesPerEpoch(),
+            batchSize,
+            net.numParams(),
+            firstEpoch > 0 ? ", resumed at epoch " + firstEpoch : "");
+      }
+      try (DdpModel ddp = DdpModel.wrap(net, pg)) {
+        ProgressListener progress =
+            new ProgressListener(pg, train.examplesPerEpoch() / batchSize, batchSize);
+        net.addListeners(progress);
+        for (int epoch = firstEpoch; epoch < epochs; epoch++) {
+          train.setEpoch(epoch);
+          progress.startEpoch(epoch, epochs);
+          ddp.fit(train);
+          Checkpoints.save(net, pg, latest);
+          double accuracy = accuracy(ddp, test, pg);
+          if (pg.rank() == 0) {
+            System.out.printf(
+                "epoch %d/%d done: test accuracy %.2f%%, checkpoint %s%n",
+                epoch + 1, epochs, 100 * accuracy, latest);
+          }
+        }
+        double accuracy = accuracy(ddp, test, pg);
+        if (pg.rank() == 0) {
+          System.out.printf("final test accuracy: %.2f%%%n", 100 * accuracy);
+        }
+      }
+    }
+    return 0;
+  }
+
+  private MultiLayerNetwork build() {
+    MultiLayerConfiguration conf =
+        new NeuralNetConfiguration.Builder()
+            .seed(seed)
+            .dataType(DataType.FLOAT)
+            .weightInit(WeightInit.XAVIER)
+            .updater(new Adam(learningRate))
+            .list()
+            .layer(
+                new DenseLayer.Builder()
+                    .nIn(FEATURES)
+                    .nOut(256)
+                    .activation(Activation.RELU)
+                    .build())
+            .layer(new DenseLayer.Builder().nIn(256).nOut(256).activation(Activation.RELU).build())
+            .layer(
+                new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT)
+                    .nIn(256)
+                    .nOut(CLASSES)
+                    .activation(Activation.SOFTMAX)
+                    .build())
+            .build();
+    MultiLayerNetwork net = new MultiLayerNetwork(conf);
+    net.init();
+    return net;
+  }
+
+  /** Accuracy over every rank's shard of the test set. */
+  private static double accuracy(DdpModel ddp, DistributedDataSetIterator test, ProcessGroup pg) {
+    test.setEpoch(0);
+    long[] counts = {0, 0};
+    while (test.hasNext()) {
+      DataSet batch = test.next();
+      Evaluation e = new Evaluation(CLASSES);
+      e.eval(batch.getLabels(), ddp.output(batch.getFeatures()));
+      counts[0] += e.getTopNCorrectCount();
+      counts[1] += e.getTopNTotalCount();
+    }
+    pg.allReduce(HostBuffer.of(counts), ReduceOp.SUM).await();
+    return counts[1] == 0 ? 0 : (double) counts[0] / counts[1];
+  }
+}
