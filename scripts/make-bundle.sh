@@ -27,6 +27,7 @@ cp "$repo"/ddp-api/target/ddp-api-*.jar "$repo"/collectives/target/collectives-*
 rm -f "$out"/lib/*-sources.jar "$out"/lib/*-tests.jar
 "$jdk/bin/jar" cf "$out/lib/collectives-test-classes.jar" -C "$repo/collectives/target/test-classes" .
 jar org.jcuda jcuda 12.6.0
+jar net.java.dev.jna jna 5.19.1
 natives=$(mktemp -d)
 (cd "$natives" && "$jdk/bin/jar" xf "$m2/org/jcuda/jcuda-natives/12.6.0/jcuda-natives-12.6.0-linux-x86_64.jar" \
   && rm -f lib/libJNvPTXCompiler-*.so && "$jdk/bin/jar" cf "$out/lib/jcuda-natives-12.6.0-linux-x86_64.jar" .)
