@@ -16,7 +16,10 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "launcher.jar",
     mixinStandardHelpOptions = true,
-    subcommands = {dev.ddp4j.launcher.topo.TopoCommand.class},
+    subcommands = {
+      dev.ddp4j.launcher.topo.TopoCommand.class,
+      dev.ddp4j.launcher.bench.BenchCommand.class
+    },
     versionProvider = LaunchCommand.Version.class,
     sortOptions = false,
     usageHelpAutoWidth = true,

@@ -1,0 +1,197 @@
+package dev.ddp4j.collectives.cpu;
+
+import static dev.ddp4j.collectives.reduce.UnsafeMemory.UNSAFE;
+
+import dev.ddp4j.DataType;
+import dev.ddp4j.ReduceOp;
+import dev.ddp4j.collectives.reduce.HostMemory;
+import dev.ddp4j.collectives.reduce.Reductions;
+import dev.ddp4j.collectives.schedule.CollectiveKind;
+import dev.ddp4j.collectives.transport.PieceTag;
+
+/**
+ * The bodies of the cpu group's collectives, run on its progress thread: set up the working buffer
+ * (copy an out-of-place input in; widen FLOAT16 / BFLOAT16 to fp32 so they are reduced in fp32 and
+ * rounded once), run the schedule, finish (AVG's division, copying a block out). Owns the scratch
+ * memory.
+ */
+final class CpuCollectives implements AutoCloseable {
+
+  private final int rank;
+  private final int size;
+  private final ScheduleCache schedules;
+  private final ProgramRunner runner;
+  private long scratch; // native working memory, grown on demand
+  private long scratchBytes;
+
+  CpuCollectives(int rank, int size, ScheduleCache schedules, ProgramRunner runner) {
+    this.rank = rank;
+    this.size = size;
+    this.schedules = schedules;
+    this.runner = runner;
+  }
+
+  private long scratch(long bytes) {
+    if (bytes > scratchBytes) {
+      if (scratch != 0) {
+        UNSAFE.freeMemory(scratch);
+      }
+      scratch = UNSAFE.allocateMemory(Math.max(bytes, 64));
+      scratchBytes = Math.max(bytes, 64);
+    }
+    return scratch;
+  }
+
+  private static boolean half(DataType t) {
+    return t == DataType.FLOAT16 || t == DataType.BFLOAT16;
+  }
+
+  private static boolean sameMemory(HostMemory a, HostMemory b) {
+    return a.base() == b.base() && a.offset() == b.offset();
+  }
+
+  void allReduce(
+      HostMemory in, HostMemory out, ReduceOp op, PieceTag tag, long deadlineNs, String what) {
+    DataType type = in.dataType();
+    long count = in.count();
+    if (half(type)) {
+      long work = scratch(count * 4);
+      boolean bf = type == DataType.BFLOAT16;
+      Reductions.halfToFloat(bf, in.base(), in.offset(), null, work, count);
+      run(
+          CollectiveKind.ALL_REDUCE,
+          count,
+          -1,
+          DataType.FLOAT32,
+          null,
+          work,
+          op,
+          tag,
+          deadlineNs,
+          what);
+      if (op == ReduceOp.AVG) {
+        Reductions.divide(DataType.FLOAT32, null, work, count, size);
+      }
+      Reductions.floatToHalf(bf, null, work, out.base(), out.offset(), count);
+      return;
+    }
+    if (!sameMemory(in, out)) {
+      out.copyFrom(in);
+    }
+    run(
+        CollectiveKind.ALL_REDUCE,
+        count,
+        -1,
+        type,
+        out.base(),
+        out.offset(),
+        op,
+        tag,
+        deadlineNs,
+        what);
+    if (op == ReduceOp.AVG) {
+      Reductions.divide(type, out.base(), out.offset(), count, size);
+    }
+  }
+
+  void broadcast(HostMemory buffer, int root, PieceTag tag, long deadlineNs, String what) {
+    run(
+        CollectiveKind.BROADCAST,
+        buffer.count(),
+        root,
+        buffer.dataType(),
+        buffer.base(),
+        buffer.offset(),
+        null,
+        tag,
+        deadlineNs,
+        what);
+  }
+
+  void allGather(HostMemory in, HostMemory out, PieceTag tag, long deadlineNs, String what) {
+    long block = in.count();
+    HostMemory mine = out.slice(block * rank, block);
+    if (!sameMemory(in, mine)) {
+      mine.copyFrom(in);
+    }
+    run(
+        CollectiveKind.ALL_GATHER,
+        block,
+        -1,
+        in.dataType(),
+        out.base(),
+        out.offset(),
+        null,
+        tag,
+        deadlineNs,
+        what);
+  }
+
+  void reduceScatter(
+      HostMemory in, HostMemory out, ReduceOp op, PieceTag tag, long deadlineNs, String what) {
+    DataType type = in.dataType();
+    long block = out.count();
+    long total = in.count();
+    DataType wire = half(type) ? DataType.FLOAT32 : type;
+    long work = scratch(total * wire.sizeBytes());
+    boolean bf = type == DataType.BFLOAT16;
+    if (half(type)) {
+      Reductions.halfToFloat(bf, in.base(), in.offset(), null, work, total);
+    } else {
+      UNSAFE.copyMemory(in.base(), in.offset(), null, work, in.sizeBytes());
+    }
+    run(CollectiveKind.REDUCE_SCATTER, block, -1, wire, null, work, op, tag, deadlineNs, what);
+    long mine = work + block * rank * wire.sizeBytes();
+    if (op == ReduceOp.AVG) {
+      Reductions.divide(wire, null, mine, block, size);
+    }
+    if (half(type)) {
+      Reductions.floatToHalf(bf, null, mine, out.base(), out.offset(), block);
+    } else {
+      UNSAFE.copyMemory(null, mine, out.base(), out.offset(), out.sizeBytes());
+    }
+  }
+
+  void barrier(PieceTag tag, long deadlineNs, String what) {
+    long work = scratch(8);
+    UNSAFE.putByte(work, (byte) 0);
+    run(
+        CollectiveKind.ALL_REDUCE,
+        1,
+        -1,
+        DataType.INT8,
+        null,
+        work,
+        ReduceOp.MAX,
+        tag,
+        deadlineNs,
+        what);
+  }
+
+  private void run(
+      CollectiveKind kind,
+      long count,
+      int root,
+      DataType wire,
+      Object base,
+      long offset,
+      ReduceOp op,
+      PieceTag tag,
+      long deadlineNs,
+      String what) {
+    if (size == 1) {
+      return;
+    }
+    CompiledProgram program = schedules.program(kind, count, root, wire.sizeBytes());
+    runner.run(program, base, offset, wire, op, tag, deadlineNs, what);
+  }
+
+  @Override
+  public void close() {
+    if (scratch != 0) {
+      UNSAFE.freeMemory(scratch);
+      scratch = 0;
+      scratchBytes = 0;
+    }
+  }
+}

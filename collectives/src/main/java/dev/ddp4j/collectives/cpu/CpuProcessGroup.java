@@ -1,0 +1,366 @@
+package dev.ddp4j.collectives.cpu;
+
+import dev.ddp4j.DataType;
+import dev.ddp4j.DdpException;
+import dev.ddp4j.DdpTimeoutException;
+import dev.ddp4j.HostBuffer;
+import dev.ddp4j.ProcessGroup;
+import dev.ddp4j.ReduceOp;
+import dev.ddp4j.Store;
+import dev.ddp4j.TensorBuffer;
+import dev.ddp4j.Work;
+import dev.ddp4j.WorkerEnvironment;
+import dev.ddp4j.collectives.cpu.CollectiveMeta.Kind;
+import dev.ddp4j.collectives.reduce.HostMemory;
+import dev.ddp4j.collectives.transport.HostLinks;
+import dev.ddp4j.collectives.transport.PieceTag;
+import dev.ddp4j.collectives.transport.TransportConfig;
+import dev.ddp4j.spi.CollectiveChecks;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The {@code cpu} {@link ProcessGroup}. Calls check their arguments, take the next sequence number
+ * and queue a {@link CpuWork}; one progress thread runs the queue in order, so collectives complete
+ * in issue order with any number in flight. The first failure (timeout, dead peer, mismatch) is
+ * told to every peer and breaks the group: later collectives fail at once with that cause, as
+ * NCCL's communicator abort does.
+ */
+public final class CpuProcessGroup implements ProcessGroup {
+
+  private static final AtomicInteger GROUPS_IN_THIS_JVM = new AtomicInteger();
+  private static final long MIN_IDLE_PARK_NS = 50_000L;
+  private static final long MAX_IDLE_PARK_NS = 5_000_000L;
+  private static final long HANDOFF_GRACE_NS = 20_000L;
+
+  private final int rank;
+  private final int size;
+  private final Store store;
+  private final Duration timeout;
+  private final HostLinks links;
+  private final CpuCollectives collectives;
+  private final FlightRecorder recorder;
+  private final DebugLog log;
+  private final ConcurrentLinkedQueue<CpuWork> queue = new ConcurrentLinkedQueue<>();
+  private final ReentrantLock engine = new ReentrantLock(); // held by whoever runs the queue
+  private final PieceTag tag = new PieceTag();
+  private final Thread progress;
+  private long nextSequence;
+  private volatile boolean closed;
+  private volatile boolean stopping;
+  private volatile boolean progressIdle;
+  private volatile Throwable broken;
+
+  private CpuProcessGroup(
+      WorkerEnvironment worker,
+      Store store,
+      Duration timeout,
+      HostLinks links,
+      TransportConfig config,
+      Map<String, String> env) {
+    this.rank = worker.rank();
+    this.size = worker.worldSize();
+    this.store = store;
+    this.timeout = timeout;
+    this.links = links;
+    this.log = new DebugLog(env, rank);
+    int entries = Integer.parseInt(env.getOrDefault("DDP4J_FLIGHT_RECORDER_ENTRIES", "64").trim());
+    this.recorder = new FlightRecorder(entries);
+    ScheduleCache schedules = new ScheduleCache(rank, size, config.channels(), config.slotBytes());
+    this.collectives = new CpuCollectives(rank, size, schedules, new ProgramRunner(links));
+    this.progress = new Thread(this::progressLoop, "ddp4j-cpu-progress-rank" + rank);
+    progress.setDaemon(true);
+    progress.start();
+  }
+
+  /** Joins the group: connects transports to every peer (collective over the group). */
+  static CpuProcessGroup create(
+      WorkerEnvironment worker, Store store, Duration timeout, Map<String, String> env) {
+    // Every rank creates its groups in the same order, so the n-th group of each JVM is one group.
+    return create(worker, store, timeout, env, "g" + GROUPS_IN_THIS_JVM.getAndIncrement());
+  }
+
+  /**
+   * As above, for a group named {@code groupName} (equal on all its ranks, unique in the store).
+   */
+  static CpuProcessGroup create(
+      WorkerEnvironment worker,
+      Store store,
+      Duration timeout,
+      Map<String, String> env,
+      String groupName) {
+    TransportConfig config = TransportConfig.fromEnvironment(env);
+    String prefix = "ddp4j/cpu/" + worker.restartCount() + "/" + groupName + "/";
+    HostLinks links =
+        HostLinks.connect(store, prefix, worker.rank(), worker.worldSize(), config, timeout);
+    CpuProcessGroup group = new CpuProcessGroup(worker, store, timeout, links, config, env);
+    group.logRoutes(config);
+    return group;
+  }
+
+  private void logRoutes(TransportConfig config) {
+    if (!log.enabled(DebugLog.Level.INFO) || size == 1) {
+      return;
+    }
+    int next = (rank + 1) % size;
+    for (int c = 0; c < config.channels(); c++) {
+      log.log(
+          DebugLog.Level.INFO,
+          String.format(
+              "Channel %02d/%02d : %d[%d] -> %d[%d] via %s",
+              c, config.channels(), rank, rank, next, next, links.route(next)));
+    }
+  }
+
+  @Override
+  public int rank() {
+    return rank;
+  }
+
+  @Override
+  public int size() {
+    return size;
+  }
+
+  @Override
+  public String backend() {
+    return "cpu";
+  }
+
+  @Override
+  public Duration timeout() {
+    return timeout;
+  }
+
+  @Override
+  public Store store() {
+    return store;
+  }
+
+  @Override
+  public Work allReduce(TensorBuffer buffer, ReduceOp op) {
+    return allReduce(buffer, buffer, op);
+  }
+
+  @Override
+  public Work allReduce(TensorBuffer input, TensorBuffer output, ReduceOp op) {
+    CollectiveChecks.sameShape("allReduce", input, output);
+    HostMemory in = host("allReduce", input);
+    HostMemory out = host("allReduce", output);
+    int meta = CollectiveMeta.pack(Kind.ALL_REDUCE, input.dataType(), op, -1);
+    return submit(meta, input.count(), (t, d, w) -> collectives.allReduce(in, out, op, t, d, w));
+  }
+
+  @Override
+  public Work broadcast(TensorBuffer buffer, int root) {
+    CollectiveChecks.root("broadcast", root, size);
+    HostMemory mem = host("broadcast", buffer);
+    int meta = CollectiveMeta.pack(Kind.BROADCAST, buffer.dataType(), null, root);
+    return submit(meta, buffer.count(), (t, d, w) -> collectives.broadcast(mem, root, t, d, w));
+  }
+
+  @Override
+  public Work allGather(TensorBuffer input, TensorBuffer output) {
+    CollectiveChecks.gathered("allGather", input, output, size);
+    HostMemory in = host("allGather", input);
+    HostMemory out = host("allGather", output);
+    int meta = CollectiveMeta.pack(Kind.ALL_GATHER, input.dataType(), null, -1);
+    return submit(meta, input.count(), (t, d, w) -> collectives.allGather(in, out, t, d, w));
+  }
+
+  @Override
+  public Work reduceScatter(TensorBuffer input, TensorBuffer output, ReduceOp op) {
+    CollectiveChecks.gathered("reduceScatter", output, input, size);
+    HostMemory in = host("reduceScatter", input);
+    HostMemory out = host("reduceScatter", output);
+    int meta = CollectiveMeta.pack(Kind.REDUCE_SCATTER, input.dataType(), op, -1);
+    return submit(
+        meta, output.count(), (t, d, w) -> collectives.reduceScatter(in, out, op, t, d, w));
+  }
+
+  @Override
+  public Work barrier() {
+    int meta = CollectiveMeta.pack(Kind.BARRIER, DataType.INT8, null, -1);
+    return submit(meta, 0, (t, d, w) -> collectives.barrier(t, d, w));
+  }
+
+  private static HostMemory host(String op, TensorBuffer buffer) {
+    if (!(buffer instanceof HostBuffer)) {
+      throw new IllegalArgumentException(
+          op
+              + ": the cpu backend takes HostBuffers, got "
+              + buffer
+              + " (use the cuda backend for device buffers, or copy to host memory)");
+    }
+    return HostMemory.of((HostBuffer) buffer);
+  }
+
+  /** A collective body: (tag, deadlineNs, description) -> runs it on the progress thread. */
+  private interface Body {
+    void run(PieceTag tag, long deadlineNs, String what);
+  }
+
+  private synchronized Work submit(int meta, long count, Body body) {
+    if (closed) {
+      throw new IllegalStateException(
+          "process group of rank " + rank + " is closed (expected: collectives before close())");
+    }
+    long seq = nextSequence++;
+    String what = CollectiveMeta.describe(meta, count);
+    CpuWork[] self = new CpuWork[1];
+    CpuWork work =
+        new CpuWork(
+            seq,
+            what,
+            timeout,
+            () -> closed ? List.of() : links.notStarted(seq),
+            () -> execute(self[0], meta, count, body, what),
+            this);
+    self[0] = work;
+    recorder.queued(seq, what, System.nanoTime());
+    // A lone collective is usually awaited at once and run by its caller; the idle progress thread
+    // is woken only once a second one queues up (else it finds the first within MAX_IDLE_PARK_NS).
+    boolean alone = queue.isEmpty();
+    queue.add(work);
+    if (!alone && progressIdle) {
+      LockSupport.unpark(progress);
+    }
+    return work;
+  }
+
+  private void execute(CpuWork work, int meta, long count, Body body, String what) {
+    long seq = work.sequenceNumber();
+    if (broken != null) {
+      work.fail(
+          new DdpException(
+              what
+                  + " #"
+                  + seq
+                  + " on rank "
+                  + rank
+                  + " not run: this group failed earlier ("
+                  + broken.getMessage()
+                  + "); create a new group",
+              broken));
+      recorder.ended(seq, false, System.nanoTime());
+      return;
+    }
+    long start = System.nanoTime();
+    recorder.started(seq, start);
+    links.started(seq);
+    try {
+      body.run(tag.set(seq, count, meta), start + timeout.toNanos(), what);
+      recorder.ended(seq, true, System.nanoTime());
+      if (log.enabled(DebugLog.Level.TRACE)) {
+        log.log(
+            DebugLog.Level.TRACE,
+            what + " #" + seq + " done in " + (System.nanoTime() - start) / 1000 + " us");
+      }
+      work.complete();
+    } catch (RuntimeException | Error e) {
+      recorder.ended(seq, false, System.nanoTime());
+      broken = e;
+      links.failed(seq, String.valueOf(e.getMessage()));
+      log.log(
+          DebugLog.Level.WARN,
+          what + " #" + seq + " failed: " + e.getMessage() + "\n" + recorder.dump(rank));
+      work.fail(e);
+    }
+  }
+
+  private void progressLoop() {
+    long parkNs = MIN_IDLE_PARK_NS;
+    while (!stopping) {
+      if (queue.isEmpty()) {
+        progressIdle = true;
+        if (queue.isEmpty() && !stopping) {
+          LockSupport.parkNanos(this, parkNs);
+        }
+        progressIdle = false;
+        // Idle wake-ups preempt a spinning rank on a busy core: back off while callers run their
+        // own collectives, come back quickly once work waits for this thread.
+        parkNs = queue.isEmpty() ? Math.min(MAX_IDLE_PARK_NS, parkNs * 2) : MIN_IDLE_PARK_NS;
+        continue;
+      }
+      // Give a caller that awaits at once the chance to run its collective itself: waking a
+      // thread to hand it a result costs more than an 8-byte all-reduce.
+      LockSupport.parkNanos(this, HANDOFF_GRACE_NS);
+      if (engine.tryLock()) { // else a caller is running the queue
+        try {
+          drain(null);
+        } finally {
+          engine.unlock();
+        }
+      }
+    }
+  }
+
+  /**
+   * Runs queued collectives in order until {@code until} completed (or the queue is empty); the
+   * caller holds {@link #engine}.
+   */
+  private void drain(CpuWork until) {
+    CpuWork next;
+    while ((until == null || !until.isCompleted()) && (next = queue.poll()) != null) {
+      next.body.run();
+    }
+  }
+
+  /**
+   * Called by {@link CpuWork#await}: runs the queue on the calling thread up to {@code work} if no
+   * other thread is running it; true if {@code work} is complete afterwards.
+   */
+  boolean helpUntil(CpuWork work) {
+    if (engine.tryLock()) {
+      try {
+        drain(work);
+      } finally {
+        engine.unlock();
+      }
+    }
+    return work.isCompleted();
+  }
+
+  /** The flight recorder's dump: the last collectives of this rank with state and timings. */
+  public String flightRecord() {
+    return recorder.dump(rank);
+  }
+
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    stopping = true;
+    LockSupport.unpark(progress);
+    try {
+      progress.join(timeout.toMillis() + 2_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    for (CpuWork left; (left = queue.poll()) != null; ) {
+      left.fail(new DdpException(left + ": the group was closed before it ran"));
+    }
+    if (progress.isAlive()) {
+      // Unmapping memory the progress thread still touches would crash the JVM: leak it instead.
+      log.log(DebugLog.Level.WARN, "progress thread still busy at close; transports left open");
+      throw new DdpTimeoutException(
+          "close() on rank "
+              + rank
+              + ": collectives still running after "
+              + timeout.toSeconds()
+              + " s\n"
+              + recorder.dump(rank));
+    }
+    collectives.close();
+    links.close();
+  }
+}

@@ -1,0 +1,289 @@
+package dev.ddp4j.collectives.cpu;
+
+import static dev.ddp4j.collectives.reduce.UnsafeMemory.UNSAFE;
+
+import dev.ddp4j.CollectiveMismatchException;
+import dev.ddp4j.DataType;
+import dev.ddp4j.DdpException;
+import dev.ddp4j.DdpTimeoutException;
+import dev.ddp4j.PeerFailureException;
+import dev.ddp4j.ReduceOp;
+import dev.ddp4j.collectives.reduce.Reductions;
+import dev.ddp4j.collectives.transport.Links;
+import dev.ddp4j.collectives.transport.PieceTag;
+import dev.ddp4j.collectives.transport.RecvPort;
+import dev.ddp4j.collectives.transport.SendPort;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Runs one rank's {@link CompiledProgram} over {@link Links}: the progress engine of the cpu group.
+ * Channels are interleaved on the calling thread; inside a channel, steps run in order, except that
+ * a step may overtake blocked earlier ones within a small window when it touches neither their peer
+ * and direction nor their bytes (so a full send queue never stalls an independent receive). A step
+ * longer than the transport's piece goes out as several pieces.
+ *
+ * <p>While nothing moves it checks, about once a millisecond, the deadline and its peers' health,
+ * and fails rather than hang: {@link DdpTimeoutException} naming the ranks that never arrived,
+ * {@link PeerFailureException} for a dead or failed peer, {@link CollectiveMismatchException} when
+ * a piece's header shows that its sender runs a different collective.
+ */
+final class ProgramRunner {
+
+  private static final int WINDOW = 4;
+  private static final long CHECK_INTERVAL_NS = 1_000_000L;
+
+  private final Links links;
+  private final int rank;
+  private final IdleWaiter waiter = new IdleWaiter();
+  private final PieceTag received = new PieceTag();
+  private final SendPort[][] send; // [peer][channel]
+  private final RecvPort[][] recv;
+  private int[][] piecesDone = new int[0][];
+  private int[] cursor = new int[0];
+
+  ProgramRunner(Links links) {
+    this.links = links;
+    this.rank = links.rank();
+    int n = links.size();
+    send = new SendPort[n][links.channels()];
+    recv = new RecvPort[n][links.channels()];
+    for (int p = 0; p < n; p++) {
+      for (int c = 0; c < links.channels() && p != rank; c++) {
+        send[p][c] = links.sendPort(p, c);
+        recv[p][c] = links.recvPort(p, c);
+      }
+    }
+  }
+
+  /**
+   * Runs {@code program} over the working buffer at Unsafe address ({@code base}, {@code offset})
+   * of elements of {@code type}, reducing with {@code op}; every piece carries {@code tag}.
+   */
+  void run(
+      CompiledProgram program,
+      Object base,
+      long offset,
+      DataType type,
+      ReduceOp op,
+      PieceTag tag,
+      long deadlineNs,
+      String what) {
+    int channels = program.channels();
+    prepare(channels, program.maxSteps);
+    int pieceBytes = links.pieceBytes() / type.sizeBytes() * type.sizeBytes();
+    int elementBytes = type.sizeBytes();
+    long nextCheckNs = System.nanoTime() + CHECK_INTERVAL_NS;
+    waiter.reset();
+    while (true) {
+      boolean moved = false;
+      boolean finished = true;
+      for (int c = 0; c < channels; c++) {
+        byte[] kinds = program.kind[c];
+        int steps = kinds.length;
+        int first = cursor[c];
+        for (int i = first; i < steps && i < first + WINDOW; i++) {
+          if (done(program, c, i, pieceBytes)
+              || blockedByEarlier(program, c, first, i, pieceBytes)) {
+            continue;
+          }
+          moved |= advance(program, c, i, base, offset, type, op, tag, pieceBytes, elementBytes);
+        }
+        while (first < steps && done(program, c, first, pieceBytes)) {
+          first++;
+        }
+        cursor[c] = first;
+        finished &= first == steps;
+      }
+      if (finished) {
+        return;
+      }
+      if (moved) {
+        waiter.reset();
+        continue;
+      }
+      waiter.idle();
+      long now = System.nanoTime();
+      if (now - nextCheckNs >= 0) {
+        nextCheckNs = now + CHECK_INTERVAL_NS;
+        check(program, tag, deadlineNs, now, what);
+      }
+    }
+  }
+
+  private void prepare(int channels, int steps) {
+    if (cursor.length < channels || (channels > 0 && piecesDone[0].length < steps)) {
+      cursor = new int[channels];
+      piecesDone = new int[channels][Math.max(steps, 16)];
+    }
+    for (int c = 0; c < channels; c++) {
+      cursor[c] = 0;
+      java.util.Arrays.fill(piecesDone[c], 0, steps, 0);
+    }
+  }
+
+  private static int pieces(long length, int pieceBytes) {
+    return (int) Math.max(1, (length + pieceBytes - 1) / pieceBytes);
+  }
+
+  private boolean done(CompiledProgram p, int c, int i, int pieceBytes) {
+    return piecesDone[c][i] >= pieces(p.lengthBytes[c][i], pieceBytes);
+  }
+
+  /** True if step {@code i} must wait for an unfinished earlier step of its window. */
+  private boolean blockedByEarlier(CompiledProgram p, int c, int first, int i, int pieceBytes) {
+    byte k = p.kind[c][i];
+    long from = p.offsetBytes[c][i];
+    long to = from + p.lengthBytes[c][i];
+    for (int j = first; j < i; j++) {
+      if (done(p, c, j, pieceBytes)) {
+        continue;
+      }
+      byte kj = p.kind[c][j];
+      boolean sameQueue =
+          p.peer[c][j] == p.peer[c][i]
+              && (kj == CompiledProgram.SEND) == (k == CompiledProgram.SEND);
+      long fj = p.offsetBytes[c][j];
+      boolean overlap = fj < to && from < fj + p.lengthBytes[c][j];
+      boolean writes = k != CompiledProgram.SEND || kj != CompiledProgram.SEND;
+      if (sameQueue || (overlap && writes)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Moves as many pieces of step {@code i} as the transport takes now; true if any moved. */
+  private boolean advance(
+      CompiledProgram p,
+      int c,
+      int i,
+      Object base,
+      long offset,
+      DataType type,
+      ReduceOp op,
+      PieceTag tag,
+      int pieceBytes,
+      int elementBytes) {
+    long length = p.lengthBytes[c][i];
+    int total = pieces(length, pieceBytes);
+    int peer = p.peer[c][i];
+    byte kind = p.kind[c][i];
+    boolean moved = false;
+    for (int k = piecesDone[c][i]; k < total; k++) {
+      long at = (long) k * pieceBytes;
+      int bytes = (int) Math.min(pieceBytes, length - at);
+      long address = offset + p.offsetBytes[c][i] + at;
+      if (kind == CompiledProgram.SEND) {
+        if (!send[peer][c].offer(base, address, bytes, tag)) {
+          break;
+        }
+      } else {
+        RecvPort port = recv[peer][c];
+        if (!port.poll()) {
+          break;
+        }
+        port.tag(received);
+        if (!received.sameAs(tag)) {
+          throw mismatch(peer, tag);
+        }
+        if (port.lengthBytes() != bytes) {
+          throw new DdpException(
+              "rank "
+                  + rank
+                  + " expected a piece of "
+                  + bytes
+                  + " bytes from rank "
+                  + peer
+                  + " but got "
+                  + port.lengthBytes()
+                  + " (do all ranks use the same"
+                  + " DDP4J_SHM_SLOT_BYTES?)");
+        }
+        if (kind == CompiledProgram.RECV_COPY) {
+          UNSAFE.copyMemory(null, port.address(), base, address, bytes);
+        } else {
+          Reductions.reduce(type, op, base, address, null, port.address(), bytes / elementBytes);
+        }
+        port.release();
+      }
+      piecesDone[c][i] = k + 1;
+      moved = true;
+    }
+    return moved;
+  }
+
+  private CollectiveMismatchException mismatch(int peer, PieceTag ours) {
+    return new CollectiveMismatchException(
+        CollectiveMeta.describe(ours.meta, ours.count).replaceFirst(" ", " #" + ours.sequence + " ")
+            + " on rank "
+            + rank
+            + ", but rank "
+            + peer
+            + " called "
+            + CollectiveMeta.describe(received.meta, received.count)
+            + " #"
+            + received.sequence
+            + " (every rank must call the same collectives in the same order with the same"
+            + " count, dtype, op and root)");
+  }
+
+  private void check(CompiledProgram p, PieceTag tag, long deadlineNs, long now, String what) {
+    String prefix = what + " #" + tag.sequence + " on rank " + rank;
+    int failedPeer = -1;
+    for (int peer = 0; peer < links.size(); peer++) {
+      if (peer == rank) {
+        continue;
+      }
+      String gone = links.peerGone(peer, false);
+      if (gone != null) {
+        throw new PeerFailureException(peer, prefix + " cannot finish: " + gone);
+      }
+      if (failedPeer < 0 && links.peerFailed(peer) != null) {
+        failedPeer = peer;
+      }
+    }
+    boolean late = now - deadlineNs >= 0;
+    if (!late && failedPeer < 0) {
+      return;
+    }
+    List<Integer> missing = links.notStarted(tag.sequence);
+    for (int peer : missing) { // a rank that never arrived may be a dead one: say so
+      String gone = links.peerGone(peer, true);
+      if (gone != null) {
+        throw new PeerFailureException(peer, prefix + " cannot finish: " + gone);
+      }
+    }
+    String cause = failedPeer < 0 ? "" : "; " + links.peerFailed(failedPeer);
+    if (!missing.isEmpty()) {
+      throw new DdpTimeoutException(
+          prefix
+              + (late ? " timed out" : " cannot finish")
+              + ": ranks that never arrived: "
+              + missing
+              + cause,
+          missing);
+    }
+    if (failedPeer >= 0) {
+      throw new PeerFailureException(failedPeer, prefix + " cannot finish" + cause);
+    }
+    List<Integer> waitingOn = waitingOn(p);
+    throw new DdpTimeoutException(
+        prefix
+            + " timed out; every peer this rank can see began it; rank "
+            + rank
+            + " was waiting on ranks "
+            + waitingOn,
+        waitingOn);
+  }
+
+  private List<Integer> waitingOn(CompiledProgram p) {
+    List<Integer> peers = new ArrayList<>();
+    for (int c = 0; c < p.channels(); c++) {
+      if (cursor[c] < p.kind[c].length && !peers.contains(p.peer[c][cursor[c]])) {
+        peers.add(p.peer[c][cursor[c]]);
+      }
+    }
+    return peers;
+  }
+}

@@ -1,0 +1,65 @@
+package dev.ddp4j.collectives.cpu;
+
+import dev.ddp4j.collectives.schedule.CollectiveKind;
+import dev.ddp4j.collectives.schedule.RingSchedules;
+import dev.ddp4j.collectives.schedule.Schedule;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * This rank's compiled programs by (collective, count, root, element size), least recently used
+ * evicted: training repeats the same bucket sizes, so schedules are compiled once. Rings are the
+ * ranks in order on every channel until the planner supplies better ones.
+ */
+final class ScheduleCache {
+
+  private static final int CAPACITY = 64;
+
+  private record Key(CollectiveKind kind, long count, int root, int elementBytes) {}
+
+  private final int rank;
+  private final int[][] rings;
+  private final int pieceBytes;
+  private final Map<Key, CompiledProgram> programs =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Key, CompiledProgram> eldest) {
+          return size() > CAPACITY;
+        }
+      };
+
+  ScheduleCache(int rank, int size, int channels, int pieceBytes) {
+    this.rank = rank;
+    this.pieceBytes = pieceBytes;
+    this.rings = new int[channels][size];
+    for (int c = 0; c < channels; c++) {
+      for (int r = 0; r < size; r++) {
+        rings[c][r] = r;
+      }
+    }
+  }
+
+  /**
+   * The program for {@code kind}; {@code count} is the whole working buffer for ALL_REDUCE and
+   * BROADCAST, the per-rank block for ALL_GATHER and REDUCE_SCATTER.
+   */
+  CompiledProgram program(CollectiveKind kind, long count, int root, int elementBytes) {
+    return programs.computeIfAbsent(
+        new Key(kind, count, root, elementBytes),
+        k -> new CompiledProgram(compile(k).rank(rank), elementBytes));
+  }
+
+  private Schedule compile(Key k) {
+    long maxStep = Math.max(1, pieceBytes / k.elementBytes());
+    switch (k.kind()) {
+      case ALL_REDUCE:
+        return RingSchedules.allReduce(rings, k.count(), maxStep);
+      case BROADCAST:
+        return RingSchedules.broadcast(rings, k.root(), k.count(), maxStep);
+      case ALL_GATHER:
+        return RingSchedules.allGather(rings, k.count(), maxStep);
+      default:
+        return RingSchedules.reduceScatter(rings, k.count(), maxStep);
+    }
+  }
+}

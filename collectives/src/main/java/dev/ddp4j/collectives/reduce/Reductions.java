@@ -1,0 +1,138 @@
+package dev.ddp4j.collectives.reduce;
+
+import static dev.ddp4j.collectives.reduce.UnsafeMemory.UNSAFE;
+
+import dev.ddp4j.DataType;
+import dev.ddp4j.ReduceOp;
+
+/**
+ * Element-wise reduction kernels, {@code dst[i] = dst[i] op src[i]}, for every {@link DataType} and
+ * {@link ReduceOp}, over Unsafe (base, offset) addresses (see {@link HostMemory}). {@link
+ * ReduceOp#AVG} reduces as SUM; the caller divides once at the end with {@link #divide}. FLOAT16
+ * and BFLOAT16 are computed in fp32 and rounded per call (the cpu executor avoids that rounding by
+ * reducing half types in an fp32 working buffer).
+ *
+ * <p>Loops take their bounds and bases in locals and contain one operation each, so C2 can unroll
+ * and vectorise them; FLOAT32 SUM between two float arrays gets a plain array loop.
+ */
+public final class Reductions {
+
+  private Reductions() {}
+
+  /** {@code dst[i] = dst[i] op src[i]} for {@code count} elements of {@code type}. */
+  public static void reduce(
+      DataType type,
+      ReduceOp op,
+      Object dstBase,
+      long dstOffset,
+      Object srcBase,
+      long srcOffset,
+      long count) {
+    switch (type) {
+      case FLOAT32:
+        FloatKernels.reduce(op, dstBase, dstOffset, srcBase, srcOffset, count);
+        break;
+      case FLOAT64:
+        DoubleKernels.reduce(op, dstBase, dstOffset, srcBase, srcOffset, count);
+        break;
+      case INT32:
+        IntKernels.reduce(op, dstBase, dstOffset, srcBase, srcOffset, count);
+        break;
+      case INT64:
+        LongKernels.reduce(op, dstBase, dstOffset, srcBase, srcOffset, count);
+        break;
+      case INT8:
+      case UINT8:
+        ByteKernels.reduce(
+            op, type == DataType.UINT8, dstBase, dstOffset, srcBase, srcOffset, count);
+        break;
+      case FLOAT16:
+      case BFLOAT16:
+        HalfKernels.reduce(
+            op, type == DataType.BFLOAT16, dstBase, dstOffset, srcBase, srcOffset, count);
+        break;
+      default:
+        throw new IllegalArgumentException("no reduction for " + type);
+    }
+  }
+
+  /**
+   * Divides {@code count} elements by {@code divisor} in place (the end of an AVG); integers
+   * truncate toward zero, half floats divide in fp32 and round once.
+   */
+  public static void divide(DataType type, Object base, long offset, long count, int divisor) {
+    switch (type) {
+      case FLOAT32:
+        for (long i = 0; i < count; i++) {
+          long a = offset + (i << 2);
+          UNSAFE.putFloat(base, a, UNSAFE.getFloat(base, a) / divisor);
+        }
+        break;
+      case FLOAT64:
+        for (long i = 0; i < count; i++) {
+          long a = offset + (i << 3);
+          UNSAFE.putDouble(base, a, UNSAFE.getDouble(base, a) / divisor);
+        }
+        break;
+      case INT32:
+        for (long i = 0; i < count; i++) {
+          long a = offset + (i << 2);
+          UNSAFE.putInt(base, a, UNSAFE.getInt(base, a) / divisor);
+        }
+        break;
+      case INT64:
+        for (long i = 0; i < count; i++) {
+          long a = offset + (i << 3);
+          UNSAFE.putLong(base, a, UNSAFE.getLong(base, a) / divisor);
+        }
+        break;
+      case INT8:
+        for (long i = 0; i < count; i++) {
+          UNSAFE.putByte(base, offset + i, (byte) (UNSAFE.getByte(base, offset + i) / divisor));
+        }
+        break;
+      case UINT8:
+        for (long i = 0; i < count; i++) {
+          int v = UNSAFE.getByte(base, offset + i) & 0xff;
+          UNSAFE.putByte(base, offset + i, (byte) (v / divisor));
+        }
+        break;
+      case FLOAT16:
+        for (long i = 0; i < count; i++) {
+          long a = offset + (i << 1);
+          float v = HalfFloats.float16ToFloat(UNSAFE.getShort(base, a)) / divisor;
+          UNSAFE.putShort(base, a, HalfFloats.floatToFloat16(v));
+        }
+        break;
+      case BFLOAT16:
+        for (long i = 0; i < count; i++) {
+          long a = offset + (i << 1);
+          float v = HalfFloats.bfloat16ToFloat(UNSAFE.getShort(base, a)) / divisor;
+          UNSAFE.putShort(base, a, HalfFloats.floatToBfloat16(v));
+        }
+        break;
+      default:
+        throw new IllegalArgumentException("no division for " + type);
+    }
+  }
+
+  /** Widens {@code count} FLOAT16 or BFLOAT16 elements into fp32 at {@code dst}. */
+  public static void halfToFloat(
+      boolean bfloat, Object srcBase, long srcOffset, Object dstBase, long dstOffset, long count) {
+    for (long i = 0; i < count; i++) {
+      short h = UNSAFE.getShort(srcBase, srcOffset + (i << 1));
+      float f = bfloat ? HalfFloats.bfloat16ToFloat(h) : HalfFloats.float16ToFloat(h);
+      UNSAFE.putFloat(dstBase, dstOffset + (i << 2), f);
+    }
+  }
+
+  /** Rounds {@code count} fp32 elements to FLOAT16 or BFLOAT16 at {@code dst}. */
+  public static void floatToHalf(
+      boolean bfloat, Object srcBase, long srcOffset, Object dstBase, long dstOffset, long count) {
+    for (long i = 0; i < count; i++) {
+      float f = UNSAFE.getFloat(srcBase, srcOffset + (i << 2));
+      short h = bfloat ? HalfFloats.floatToBfloat16(f) : HalfFloats.floatToFloat16(f);
+      UNSAFE.putShort(dstBase, dstOffset + (i << 1), h);
+    }
+  }
+}

@@ -1,0 +1,242 @@
+package dev.ddp4j.collectives.store;
+
+import static dev.ddp4j.collectives.store.StoreProtocolDescriptor.*;
+
+import dev.ddp4j.StoreException;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One authenticated connection to a {@link StoreServer}: sends request frames and matches replies
+ * to them by request id. When the connection drops, every pending request fails with {@link
+ * ConnectionLostException} so its caller can reconnect and retry.
+ */
+final class StoreConnection {
+
+  /** A reply frame: its status and body. */
+  record Reply(byte status, byte[] body) {}
+
+  /** The connection closed before the reply came; the request may be retried. */
+  static final class ConnectionLostException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    ConnectionLostException(String message) {
+      super(message);
+    }
+  }
+
+  /** The server refused the secret; retrying cannot help. */
+  static final class AuthRefusedException extends StoreException {
+    private static final long serialVersionUID = 1L;
+
+    AuthRefusedException(String message) {
+      super(message);
+    }
+  }
+
+  private final Channel channel;
+  private final Map<Integer, CompletableFuture<Reply>> pending;
+
+  private StoreConnection(Channel channel, Map<Integer, CompletableFuture<Reply>> pending) {
+    this.channel = channel;
+    this.pending = pending;
+  }
+
+  /**
+   * Connects and authenticates within {@code timeoutMs}.
+   *
+   * @throws AuthRefusedException when the server rejects the secret
+   * @throws ConnectionLostException when the server cannot be reached or drops the connection
+   */
+  static StoreConnection open(
+      EventLoopGroup loops, String host, int port, String secret, long clientId, long timeoutMs) {
+    Map<Integer, CompletableFuture<Reply>> pending = new ConcurrentHashMap<>();
+    CompletableFuture<byte[]> challenge = new CompletableFuture<>();
+    Bootstrap b =
+        new Bootstrap()
+            .group(loops)
+            .channel(NioSocketChannel.class)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, timeoutMs))
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline()
+                        .addLast(
+                            new LengthFieldBasedFrameDecoder(
+                                Integer.MAX_VALUE, 0, LENGTH_FIELD_BYTES, 0, LENGTH_FIELD_BYTES))
+                        .addLast(new Handler(pending, challenge));
+                  }
+                });
+    String where = host + ":" + port;
+    Channel ch;
+    try {
+      io.netty.channel.ChannelFuture f = b.connect(host, port);
+      if (!f.awaitUninterruptibly(timeoutMs + 100) || !f.isSuccess()) {
+        f.channel().close();
+        throw new ConnectionLostException(
+            "cannot connect to the store at "
+                + where
+                + ": "
+                + (f.cause() == null ? "no answer" : f.cause().getMessage()));
+      }
+      ch = f.channel();
+    } catch (ConnectionLostException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new ConnectionLostException("cannot connect to the store at " + where + ": " + e);
+    }
+    try {
+      byte[] body = challenge.get(timeoutMs + 100, TimeUnit.MILLISECONDS);
+      ByteBuf in = io.netty.buffer.Unpooled.wrappedBuffer(body);
+      int version = in.readInt();
+      if (version != VERSION) {
+        ch.close();
+        throw new AuthRefusedException(
+            "the store at "
+                + where
+                + " speaks protocol version "
+                + version
+                + ", this client "
+                + VERSION
+                + " (run workers with the launcher's ddp4j version)");
+      }
+      byte[] nonce = new byte[NONCE_BYTES];
+      in.readBytes(nonce);
+      StoreConnection c = new StoreConnection(ch, pending);
+      Reply r =
+          c.send(
+                  OP_AUTH,
+                  0,
+                  out -> {
+                    out.writeLong(clientId);
+                    StoreCodec.writeBytes(out, StoreAuth.mac(secret, nonce, clientId));
+                  })
+              .get(timeoutMs + 100, TimeUnit.MILLISECONDS);
+      if (r.status() != STATUS_OK) {
+        ch.close();
+        throw new AuthRefusedException(
+            "the store at " + where + " refused this client: " + errorText(r));
+      }
+      return c;
+    } catch (TimeoutException e) {
+      ch.close();
+      throw new ConnectionLostException("the store at " + where + " sent no handshake in time");
+    } catch (ExecutionException e) {
+      ch.close();
+      if (e.getCause() instanceof AuthRefusedException a) {
+        throw a;
+      }
+      throw new ConnectionLostException(
+          "the store at " + where + " closed the connection during the handshake");
+    } catch (InterruptedException e) {
+      ch.close();
+      Thread.currentThread().interrupt();
+      throw new StoreException("interrupted while connecting to the store at " + where);
+    }
+  }
+
+  static String errorText(Reply r) {
+    try {
+      return StoreCodec.readString(io.netty.buffer.Unpooled.wrappedBuffer(r.body()));
+    } catch (RuntimeException e) {
+      return "(unreadable error reply)";
+    }
+  }
+
+  boolean isOpen() {
+    return channel.isActive();
+  }
+
+  /** Sends one request; the future completes with its reply or fails with ConnectionLost. */
+  CompletableFuture<Reply> send(byte op, int id, java.util.function.Consumer<ByteBuf> body) {
+    CompletableFuture<Reply> f = new CompletableFuture<>();
+    pending.put(id, f);
+    ByteBuf out = ReplyWriter.header(channel.alloc().buffer(), op, id);
+    body.accept(out);
+    channel
+        .writeAndFlush(ReplyWriter.finish(out))
+        .addListener(
+            w -> {
+              if (!w.isSuccess()) {
+                pending.remove(id, f);
+                f.completeExceptionally(new ConnectionLostException("write failed: " + w.cause()));
+              }
+            });
+    // The handler fails what is pending when the channel goes inactive; a send racing with that
+    // would otherwise wait for a reply that cannot come.
+    if (!channel.isActive() && pending.remove(id, f)) {
+      f.completeExceptionally(new ConnectionLostException("connection closed"));
+    }
+    return f;
+  }
+
+  void close() {
+    channel.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+  }
+
+  /** Routes reply frames to their pending requests. */
+  private static final class Handler extends ChannelInboundHandlerAdapter {
+    private final Map<Integer, CompletableFuture<Reply>> pending;
+    private final CompletableFuture<byte[]> challenge;
+
+    Handler(Map<Integer, CompletableFuture<Reply>> pending, CompletableFuture<byte[]> challenge) {
+      this.pending = pending;
+      this.challenge = challenge;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      ByteBuf frame = (ByteBuf) msg;
+      try {
+        byte status = frame.readByte();
+        int id = frame.readInt();
+        byte[] body = ByteBufUtil.getBytes(frame);
+        if (status == STATUS_CHALLENGE) {
+          challenge.complete(body);
+          return;
+        }
+        CompletableFuture<Reply> f = pending.remove(id);
+        if (f != null) {
+          f.complete(new Reply(status, body));
+        }
+      } finally {
+        frame.release();
+      }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      ConnectionLostException lost = new ConnectionLostException("the store closed the connection");
+      challenge.completeExceptionally(lost);
+      for (Integer id : pending.keySet()) {
+        CompletableFuture<Reply> f = pending.remove(id);
+        if (f != null) {
+          f.completeExceptionally(lost);
+        }
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      ctx.close();
+    }
+  }
+}

@@ -1,0 +1,151 @@
+package dev.ddp4j.collectives.store;
+
+import dev.ddp4j.StoreException;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The job's TCP key-value store server (PyTorch's TCPStore master), speaking {@link
+ * StoreProtocolDescriptor}. The launcher starts one per job (on node 0) and stops it when the job
+ * ends; {@link TcpStoreClient} talks to it.
+ *
+ * <p>Why it lives in {@code collectives} rather than the launcher, where the architecture places
+ * the store server: tests of other modules (the CPU backend's, DdpModel's) must start a real store
+ * in-process without depending on the launcher module, which the module graph forbids. The launcher
+ * only starts and stops it.
+ *
+ * <p>Every client must prove the job secret (challenge-response) before it may read or write. A
+ * malformed or oversized frame gets an error reply and closes that connection; the server keeps
+ * serving the others. {@link #close()} stops it and releases its threads.
+ */
+public final class StoreServer implements AutoCloseable {
+
+  private final EventLoopGroup loops;
+  private final Channel serverChannel;
+  private final ChannelGroup clients;
+  private final InetSocketAddress address;
+
+  private StoreServer(
+      EventLoopGroup loops, Channel serverChannel, ChannelGroup clients, InetSocketAddress a) {
+    this.loops = loops;
+    this.serverChannel = serverChannel;
+    this.clients = clients;
+    this.address = a;
+  }
+
+  /**
+   * Binds to {@code host:port} ({@code port} 0 picks a free one; host {@code 0.0.0.0} binds every
+   * interface) and starts serving.
+   *
+   * @param secret the job secret clients must prove; empty allows anyone who reaches the port
+   * @param maxFrameBytes largest frame accepted, header included
+   * @throws StoreException naming the address when it cannot bind
+   */
+  public static StoreServer start(String host, int port, String secret, int maxFrameBytes) {
+    if (maxFrameBytes < 64) {
+      throw new IllegalArgumentException("maxFrameBytes : " + maxFrameBytes + " (expected: >= 64)");
+    }
+    StoreState state = new StoreState();
+    ReplyCache cache = new ReplyCache();
+    int threads = Math.max(2, Math.min(4, Runtime.getRuntime().availableProcessors()));
+    EventLoopGroup loops =
+        new MultiThreadIoEventLoopGroup(
+            threads,
+            new DefaultThreadFactory("ddp4j-store-server", true),
+            NioIoHandler.newFactory());
+    ChannelGroup clients =
+        new DefaultChannelGroup("ddp4j-store-clients", GlobalEventExecutor.INSTANCE);
+    ServerBootstrap b =
+        new ServerBootstrap()
+            .group(loops)
+            .channel(NioServerSocketChannel.class)
+            .option(ChannelOption.SO_BACKLOG, 4096)
+            .option(ChannelOption.SO_REUSEADDR, true)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    clients.add(ch);
+                    ch.pipeline()
+                        .addLast(
+                            new LengthFieldBasedFrameDecoder(
+                                maxFrameBytes,
+                                0,
+                                StoreProtocolDescriptor.LENGTH_FIELD_BYTES,
+                                0,
+                                StoreProtocolDescriptor.LENGTH_FIELD_BYTES))
+                        .addLast(new StoreServerHandler(state, secret, cache));
+                  }
+                });
+    try {
+      Channel ch = b.bind(host, port).syncUninterruptibly().channel();
+      return new StoreServer(loops, ch, clients, (InetSocketAddress) ch.localAddress());
+    } catch (RuntimeException e) {
+      loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      throw new StoreException(
+          "store server cannot bind "
+              + host
+              + ":"
+              + port
+              + ": "
+              + e
+              + " (pick another --master-port, or 0 for a free one on a single node)",
+          e);
+    }
+  }
+
+  /** {@link #start(String, int, String, int)} with the default frame limit. */
+  public static StoreServer start(String host, int port, String secret) {
+    return start(host, port, secret, StoreProtocolDescriptor.DEFAULT_MAX_FRAME_BYTES);
+  }
+
+  /** The address it listens on (with the real port when started with 0). */
+  public InetSocketAddress address() {
+    return address;
+  }
+
+  public int port() {
+    return address.getPort();
+  }
+
+  /** Number of client connections open now. */
+  public int connectionCount() {
+    return clients.size();
+  }
+
+  /**
+   * Closes every client connection but keeps the keys and keeps listening; clients reconnect on
+   * their next call. For tests of connection loss.
+   */
+  public void dropConnections() {
+    clients.close().syncUninterruptibly();
+  }
+
+  /** Stops listening, closes every connection and releases the server's threads. */
+  @Override
+  public void close() {
+    serverChannel.close().syncUninterruptibly();
+    clients.close().syncUninterruptibly();
+    loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+  }
+
+  @Override
+  public String toString() {
+    return "StoreServer[" + address + "]";
+  }
+}

@@ -1,0 +1,346 @@
+package dev.ddp4j.collectives.store;
+
+import static dev.ddp4j.collectives.store.StoreProtocolDescriptor.*;
+
+import dev.ddp4j.collectives.store.StoreCodec.MalformedFrameException;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.TooLongFrameException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * One client connection on the server: sends the challenge, checks the answer, then decodes
+ * requests and answers them from {@link StoreState}. A bad frame gets an error reply and closes
+ * this connection only.
+ */
+final class StoreServerHandler extends ChannelInboundHandlerAdapter {
+
+  private final StoreState state;
+  private final String secret;
+  private final ReplyCache replyCache;
+  private final byte[] nonce = StoreAuth.nonce();
+  private final List<StoreState.Waiter> waiters = new ArrayList<>();
+  private long clientId;
+  private boolean authenticated;
+
+  StoreServerHandler(StoreState state, String secret, ReplyCache replyCache) {
+    this.state = state;
+    this.secret = secret;
+    this.replyCache = replyCache;
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    ByteBuf out = ReplyWriter.begin(ctx, STATUS_CHALLENGE, 0);
+    out.writeInt(VERSION);
+    out.writeBytes(nonce);
+    ReplyWriter.send(ctx, out);
+    ctx.fireChannelActive();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    List<StoreState.Waiter> pending;
+    synchronized (waiters) {
+      pending = new ArrayList<>(waiters);
+      waiters.clear();
+    }
+    for (StoreState.Waiter w : pending) {
+      w.cancel();
+      if (w.timer != null) {
+        w.timer.cancel(false);
+      }
+    }
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    ByteBuf frame = (ByteBuf) msg;
+    int id = 0;
+    try {
+      if (frame.readableBytes() < HEADER_BYTES) {
+        throw new MalformedFrameException(
+            "frame of " + frame.readableBytes() + " bytes is shorter than its 5-byte header");
+      }
+      byte op = frame.readByte();
+      id = frame.readInt();
+      if (!authenticated) {
+        authenticate(ctx, op, id, frame);
+      } else {
+        dispatch(ctx, op, id, frame);
+      }
+    } catch (MalformedFrameException | IllegalArgumentException e) {
+      failAndClose(ctx, id, "malformed request: " + e.getMessage());
+    } finally {
+      frame.release();
+    }
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    String why =
+        cause instanceof TooLongFrameException || cause.getCause() instanceof TooLongFrameException
+            ? "frame too long: " + cause.getMessage()
+            : cause instanceof DecoderException
+                ? "bad frame: " + cause.getMessage()
+                : cause.toString();
+    failAndClose(ctx, 0, why);
+  }
+
+  private void failAndClose(ChannelHandlerContext ctx, int id, String message) {
+    if (!ctx.channel().isActive()) {
+      return;
+    }
+    ByteBuf out = ReplyWriter.begin(ctx, STATUS_ERROR, id);
+    StoreCodec.writeString(out, message);
+    ReplyWriter.finish(out);
+    ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
+  }
+
+  private void authenticate(ChannelHandlerContext ctx, byte op, int id, ByteBuf in) {
+    if (op != OP_AUTH) {
+      failAndClose(
+          ctx, id, opName(op) + " before authentication (expected: auth with the job secret)");
+      return;
+    }
+    long cid = StoreCodec.readLong(in);
+    byte[] answer = StoreCodec.readBytes(in);
+    StoreCodec.expectEnd(in);
+    if (!StoreAuth.verify(secret, nonce, cid, answer)) {
+      failAndClose(
+          ctx,
+          id,
+          "authentication failed: the client's store secret differs from the server's"
+              + " (set DDP4J_STORE_SECRET or DDP4J_STORE_SECRET_FILE to the job's secret)");
+      return;
+    }
+    clientId = cid;
+    authenticated = true;
+    ReplyWriter.send(ctx, ReplyWriter.begin(ctx, STATUS_OK, id));
+  }
+
+  private void dispatch(ChannelHandlerContext ctx, byte op, int id, ByteBuf in) {
+    switch (op) {
+      case OP_SET:
+        {
+          String key = StoreCodec.readString(in);
+          byte[] value = StoreCodec.readBytes(in);
+          StoreCodec.expectEnd(in);
+          List<StoreState.Waiter> ready = state.setAndCollect(key, value);
+          ReplyWriter.send(ctx, ReplyWriter.begin(ctx, STATUS_OK, id));
+          StoreState.fire(ready);
+          return;
+        }
+      case OP_GET:
+        {
+          String key = StoreCodec.readString(in);
+          long timeoutMs = readTimeout(in);
+          StoreCodec.expectEnd(in);
+          awaitThen(ctx, id, List.of(key), timeoutMs, out -> writeValue(out, state.get(key)));
+          return;
+        }
+      case OP_MULTI_GET:
+        {
+          List<String> keys = StoreCodec.readKeys(in);
+          long timeoutMs = readTimeout(in);
+          StoreCodec.expectEnd(in);
+          awaitThen(
+              ctx,
+              id,
+              keys,
+              timeoutMs,
+              out -> {
+                List<byte[]> values = state.getAll(keys);
+                out.writeInt(values.size());
+                values.forEach(v -> writeValue(out, v));
+              });
+          return;
+        }
+      case OP_WAIT:
+        {
+          List<String> keys = StoreCodec.readKeys(in);
+          long timeoutMs = readTimeout(in);
+          StoreCodec.expectEnd(in);
+          awaitThen(ctx, id, keys, timeoutMs, out -> {});
+          return;
+        }
+      case OP_ADD:
+        {
+          String key = StoreCodec.readString(in);
+          long delta = StoreCodec.readLong(in);
+          StoreCodec.expectEnd(in);
+          byte[] cached = replyCache.get(clientId, id);
+          if (cached != null) {
+            sendCached(ctx, id, cached);
+            return;
+          }
+          StoreState.AddResult r;
+          try {
+            r = state.add(key, delta);
+          } catch (IllegalArgumentException | ArithmeticException e) {
+            replyError(ctx, id, e.getMessage());
+            return;
+          }
+          byte[] body = java.nio.ByteBuffer.allocate(8).putLong(0, r.value()).array();
+          replyCache.put(clientId, id, body);
+          sendCached(ctx, id, body);
+          StoreState.fire(r.ready());
+          return;
+        }
+      case OP_COMPARE_SET:
+        {
+          String key = StoreCodec.readString(in);
+          byte[] expected = StoreCodec.readBytes(in);
+          byte[] desired = StoreCodec.readBytes(in);
+          StoreCodec.expectEnd(in);
+          StoreState.CompareSetResult r = state.compareSet(key, expected, desired);
+          ByteBuf out = ReplyWriter.begin(ctx, STATUS_OK, id);
+          StoreCodec.writeBytes(out, r.value());
+          ReplyWriter.send(ctx, out);
+          StoreState.fire(r.ready());
+          return;
+        }
+      case OP_APPEND:
+        {
+          String key = StoreCodec.readString(in);
+          byte[] value = StoreCodec.readBytes(in);
+          StoreCodec.expectEnd(in);
+          if (replyCache.get(clientId, id) == null) {
+            List<StoreState.Waiter> ready = state.append(key, value);
+            replyCache.put(clientId, id, new byte[0]);
+            StoreState.fire(ready);
+          }
+          ReplyWriter.send(ctx, ReplyWriter.begin(ctx, STATUS_OK, id));
+          return;
+        }
+      case OP_MULTI_SET:
+        {
+          int n = StoreCodec.readCount(in, 8);
+          List<String> keys = new ArrayList<>(n);
+          List<byte[]> values = new ArrayList<>(n);
+          for (int i = 0; i < n; i++) {
+            keys.add(StoreCodec.readString(in));
+            values.add(StoreCodec.readBytes(in));
+          }
+          StoreCodec.expectEnd(in);
+          List<StoreState.Waiter> ready = new ArrayList<>();
+          for (int i = 0; i < n; i++) {
+            ready.addAll(state.setAndCollect(keys.get(i), values.get(i)));
+          }
+          ReplyWriter.send(ctx, ReplyWriter.begin(ctx, STATUS_OK, id));
+          StoreState.fire(ready);
+          return;
+        }
+      case OP_CHECK:
+        {
+          List<String> keys = StoreCodec.readKeys(in);
+          StoreCodec.expectEnd(in);
+          ByteBuf out = ReplyWriter.begin(ctx, STATUS_OK, id);
+          out.writeByte(state.containsAll(keys) ? 1 : 0);
+          ReplyWriter.send(ctx, out);
+          return;
+        }
+      case OP_DELETE:
+        {
+          String key = StoreCodec.readString(in);
+          StoreCodec.expectEnd(in);
+          ByteBuf out = ReplyWriter.begin(ctx, STATUS_OK, id);
+          out.writeByte(state.delete(key) ? 1 : 0);
+          ReplyWriter.send(ctx, out);
+          return;
+        }
+      case OP_NUM_KEYS:
+        {
+          StoreCodec.expectEnd(in);
+          ByteBuf out = ReplyWriter.begin(ctx, STATUS_OK, id);
+          out.writeLong(state.numKeys());
+          ReplyWriter.send(ctx, out);
+          return;
+        }
+      default:
+        throw new MalformedFrameException(
+            "unknown operation code " + op + " (expected 2 to 12, see StoreProtocolDescriptor)");
+    }
+  }
+
+  private static long readTimeout(ByteBuf in) {
+    long ms = StoreCodec.readLong(in);
+    if (ms < 0) {
+      throw new MalformedFrameException("timeoutMs " + ms + " is negative");
+    }
+    return ms;
+  }
+
+  private static void writeValue(ByteBuf out, byte[] value) {
+    // A key deleted between the wake-up and the read answers as empty rather than failing.
+    StoreCodec.writeBytes(out, value == null ? new byte[0] : value);
+  }
+
+  /** Replies with {@code body} once every key exists, or STATUS_TIMEOUT naming the missing ones. */
+  private void awaitThen(
+      ChannelHandlerContext ctx,
+      int id,
+      List<String> keys,
+      long timeoutMs,
+      Consumer<ByteBuf> body) {
+    Consumer<StoreState.Waiter> onReady =
+        w -> {
+          forget(w);
+          if (w.timer != null) {
+            w.timer.cancel(false);
+          }
+          ByteBuf out = ReplyWriter.begin(ctx, STATUS_OK, id);
+          body.accept(out);
+          ReplyWriter.send(ctx, out);
+        };
+    StoreState.Waiter w = state.await(keys, onReady);
+    if (w == null) {
+      ByteBuf out = ReplyWriter.begin(ctx, STATUS_OK, id);
+      body.accept(out);
+      ReplyWriter.send(ctx, out);
+      return;
+    }
+    synchronized (waiters) {
+      waiters.add(w);
+    }
+    w.timer =
+        ctx.executor()
+            .schedule(
+                () -> {
+                  List<String> missing = w.cancel();
+                  if (missing != null) {
+                    forget(w);
+                    ByteBuf out = ReplyWriter.begin(ctx, STATUS_TIMEOUT, id);
+                    StoreCodec.writeKeys(out, missing);
+                    ReplyWriter.send(ctx, out);
+                  }
+                },
+                timeoutMs,
+                TimeUnit.MILLISECONDS);
+  }
+
+  private void forget(StoreState.Waiter w) {
+    synchronized (waiters) {
+      waiters.remove(w);
+    }
+  }
+
+  private void sendCached(ChannelHandlerContext ctx, int id, byte[] body) {
+    ByteBuf out = ReplyWriter.begin(ctx, STATUS_OK, id);
+    out.writeBytes(body);
+    ReplyWriter.send(ctx, out);
+  }
+
+  private static void replyError(ChannelHandlerContext ctx, int id, String message) {
+    ByteBuf out = ReplyWriter.begin(ctx, STATUS_ERROR, id);
+    StoreCodec.writeString(out, message);
+    ReplyWriter.send(ctx, out);
+  }
+}

@@ -1,0 +1,201 @@
+package dev.ddp4j.collectives.store;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * The server's keys and the waiters blocked on missing ones. Every method takes this object's lock;
+ * waiter callbacks run after it is released, on the thread that completed them.
+ */
+final class StoreState {
+
+  /** A request blocked until all its keys exist; completes at most once. */
+  final class Waiter {
+    final List<String> keys;
+    final Consumer<Waiter> onReady;
+    boolean done;
+    // Fires STATUS_TIMEOUT if the keys never come; cancelled once the waiter completes.
+    volatile java.util.concurrent.ScheduledFuture<?> timer;
+
+    Waiter(List<String> keys, Consumer<Waiter> onReady) {
+      this.keys = keys;
+      this.onReady = onReady;
+    }
+
+    /** Removes this waiter if still pending; returns the keys still missing, or null if done. */
+    List<String> cancel() {
+      synchronized (StoreState.this) {
+        if (done) {
+          return null;
+        }
+        done = true;
+        unregister(this);
+        return missing(keys);
+      }
+    }
+  }
+
+  private final Map<String, byte[]> data = new HashMap<>();
+  private final Map<String, List<Waiter>> waiters = new HashMap<>();
+
+  synchronized void set(String key, byte[] value) {
+    data.put(key, value);
+  }
+
+  /** Sets {@code key} and returns the waiters it made ready; the caller runs them, unlocked. */
+  List<Waiter> setAndCollect(String key, byte[] value) {
+    synchronized (this) {
+      data.put(key, value);
+      return readyWaiters(key);
+    }
+  }
+
+  static void fire(List<Waiter> ready) {
+    for (Waiter w : ready) {
+      w.onReady.accept(w);
+    }
+  }
+
+  synchronized byte[] get(String key) {
+    return data.get(key);
+  }
+
+  synchronized List<byte[]> getAll(List<String> keys) {
+    List<byte[]> out = new ArrayList<>(keys.size());
+    for (String k : keys) {
+      out.add(data.get(k));
+    }
+    return out;
+  }
+
+  /** The new value and the waiters made ready, as {@code long[] {value}} plus a list. */
+  AddResult add(String key, long delta) {
+    synchronized (this) {
+      byte[] old = data.get(key);
+      long value = delta;
+      if (old != null) {
+        String text = new String(old, StandardCharsets.US_ASCII).trim();
+        try {
+          value = Math.addExact(Long.parseLong(text), delta);
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException(
+              "add on key '"
+                  + key
+                  + "': its value is not a decimal counter ("
+                  + old.length
+                  + " bytes); use a key that only add() writes");
+        }
+      }
+      data.put(key, Long.toString(value).getBytes(StandardCharsets.US_ASCII));
+      return new AddResult(value, readyWaiters(key));
+    }
+  }
+
+  record AddResult(long value, List<Waiter> ready) {}
+
+  record CompareSetResult(byte[] value, List<Waiter> ready) {}
+
+  CompareSetResult compareSet(String key, byte[] expected, byte[] desired) {
+    synchronized (this) {
+      byte[] current = data.get(key);
+      boolean matches = current == null ? expected.length == 0 : Arrays.equals(current, expected);
+      if (!matches) {
+        return new CompareSetResult(current == null ? new byte[0] : current, List.of());
+      }
+      data.put(key, desired);
+      return new CompareSetResult(desired, readyWaiters(key));
+    }
+  }
+
+  List<Waiter> append(String key, byte[] value) {
+    synchronized (this) {
+      byte[] old = data.get(key);
+      byte[] joined;
+      if (old == null) {
+        joined = value;
+      } else {
+        joined = Arrays.copyOf(old, old.length + value.length);
+        System.arraycopy(value, 0, joined, old.length, value.length);
+      }
+      data.put(key, joined);
+      return readyWaiters(key);
+    }
+  }
+
+  synchronized boolean delete(String key) {
+    return data.remove(key) != null;
+  }
+
+  synchronized long numKeys() {
+    return data.size();
+  }
+
+  synchronized boolean containsAll(List<String> keys) {
+    for (String k : keys) {
+      if (!data.containsKey(k)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Registers a waiter for {@code keys}, or returns null (registering nothing) if they all exist
+   * already.
+   */
+  synchronized Waiter await(List<String> keys, Consumer<Waiter> onReady) {
+    if (containsAll(keys)) {
+      return null;
+    }
+    Waiter w = new Waiter(keys, onReady);
+    for (String k : keys) {
+      if (!data.containsKey(k)) {
+        waiters.computeIfAbsent(k, x -> new ArrayList<>()).add(w);
+      }
+    }
+    return w;
+  }
+
+  synchronized List<String> missing(List<String> keys) {
+    List<String> out = new ArrayList<>();
+    for (String k : keys) {
+      if (!data.containsKey(k)) {
+        out.add(k);
+      }
+    }
+    return out;
+  }
+
+  private List<Waiter> readyWaiters(String key) {
+    List<Waiter> onKey = waiters.remove(key);
+    if (onKey == null) {
+      return List.of();
+    }
+    List<Waiter> ready = new ArrayList<>();
+    for (Waiter w : onKey) {
+      if (!w.done && containsAll(w.keys)) {
+        w.done = true;
+        unregister(w);
+        ready.add(w);
+      }
+    }
+    return ready;
+  }
+
+  private void unregister(Waiter w) {
+    for (String k : w.keys) {
+      List<Waiter> list = waiters.get(k);
+      if (list != null) {
+        list.remove(w);
+        if (list.isEmpty()) {
+          waiters.remove(k);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,189 @@
+package dev.ddp4j.collectives.transport;
+
+import dev.ddp4j.Store;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The {@link Links} of a cpu group: shared memory between ranks that share a node (unless {@code
+ * DDP4J_SHM_DISABLE=1}), Netty sockets to the others.
+ */
+public final class HostLinks implements Links {
+
+  private static final long PID_CHECK_INTERVAL_NS = 100_000_000L;
+
+  private final int rank;
+  private final int size;
+  private final TransportConfig config;
+  private final ShmLinks shm; // null when no peer shares this node
+  private final SocketLinks sockets; // null when every peer shares this node
+  private final SendPort[][] sendPorts; // [peer][channel]
+  private final RecvPort[][] recvPorts;
+  private final long[] pidCheckedNs;
+  private final boolean[] exited;
+
+  private HostLinks(int rank, int size, TransportConfig config, ShmLinks shm, SocketLinks sockets) {
+    this.rank = rank;
+    this.size = size;
+    this.config = config;
+    this.shm = shm;
+    this.sockets = sockets;
+    this.sendPorts = new SendPort[size][config.channels()];
+    this.recvPorts = new RecvPort[size][config.channels()];
+    this.pidCheckedNs = new long[size];
+    this.exited = new boolean[size];
+    for (int p = 0; p < size; p++) {
+      for (int c = 0; c < config.channels() && p != rank; c++) {
+        boolean local = shm != null && shm.has(p);
+        sendPorts[p][c] = local ? shm.sendPort(p, c) : sockets.sendPort(p, c);
+        recvPorts[p][c] = local ? shm.recvPort(p, c) : sockets.recvPort(p, c);
+      }
+    }
+  }
+
+  /**
+   * Connects {@code rank} to every other rank of a group of {@code size}; collective over the
+   * group. {@code keyPrefix} keeps this group's store keys apart from other groups'.
+   */
+  public static HostLinks connect(
+      Store store, String keyPrefix, int rank, int size, TransportConfig config, Duration timeout) {
+    String node = config.shmDisabled() ? "rank-" + rank : NodeIdentity.current();
+    store.set(keyPrefix + "node/" + rank, node.getBytes(StandardCharsets.UTF_8));
+    List<Integer> sameNode = new ArrayList<>();
+    for (int r = 0; r < size; r++) {
+      byte[] other = r == rank ? null : store.get(keyPrefix + "node/" + r, timeout);
+      if (r == rank || node.equals(new String(other, StandardCharsets.UTF_8))) {
+        sameNode.add(r);
+      }
+    }
+    int[] nodeRanks = sameNode.stream().mapToInt(Integer::intValue).toArray();
+    ShmLinks shm = null;
+    SocketLinks sockets = null;
+    try {
+      if (nodeRanks.length > 1) {
+        shm =
+            ShmLinks.connect(
+                store,
+                keyPrefix,
+                rank,
+                nodeRanks,
+                config.ringLayout(nodeRanks.length),
+                config.shmDir(),
+                config.fallbackDir(),
+                timeout);
+      }
+      if (nodeRanks.length < size) {
+        sockets = SocketLinks.connect(store, keyPrefix, rank, size, nodeRanks, config, timeout);
+      }
+      return new HostLinks(rank, size, config, shm, sockets);
+    } catch (RuntimeException e) {
+      if (shm != null) {
+        shm.close();
+      }
+      if (sockets != null) {
+        sockets.close();
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public int rank() {
+    return rank;
+  }
+
+  @Override
+  public int size() {
+    return size;
+  }
+
+  @Override
+  public int channels() {
+    return config.channels();
+  }
+
+  @Override
+  public int pieceBytes() {
+    return config.slotBytes();
+  }
+
+  @Override
+  public SendPort sendPort(int peer, int channel) {
+    return sendPorts[peer][channel];
+  }
+
+  @Override
+  public RecvPort recvPort(int peer, int channel) {
+    return recvPorts[peer][channel];
+  }
+
+  /** What the hop from this rank to {@code peer} crosses, for route logs. */
+  public String route(int peer) {
+    return sendPorts[peer][0].route();
+  }
+
+  @Override
+  public void started(long sequence) {
+    if (shm != null) {
+      shm.started(sequence);
+    }
+  }
+
+  @Override
+  public void failed(long sequence, String reason) {
+    if (shm != null) {
+      shm.failed(sequence);
+    }
+    if (sockets != null) {
+      sockets.failed(sequence, reason);
+    }
+  }
+
+  @Override
+  public String peerGone(int peer, boolean fresh) {
+    if (shm != null && shm.has(peer)) {
+      long now = System.nanoTime();
+      if (fresh || now - pidCheckedNs[peer] > PID_CHECK_INTERVAL_NS) {
+        pidCheckedNs[peer] = now;
+        long pid = shm.pid(peer);
+        exited[peer] = !ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+      }
+      return exited[peer] ? "rank " + peer + " (pid " + shm.pid(peer) + ") exited" : null;
+    }
+    return sockets == null ? null : sockets.gone(peer);
+  }
+
+  @Override
+  public String peerFailed(int peer) {
+    if (shm != null && shm.has(peer)) {
+      long failed = shm.failedOn(peer);
+      return failed == 0
+          ? null
+          : "rank " + peer + " gave up on collective #" + (failed - 1) + " (its log says why)";
+    }
+    return sockets == null ? null : sockets.failure(peer);
+  }
+
+  @Override
+  public List<Integer> notStarted(long sequence) {
+    List<Integer> missing = new ArrayList<>();
+    for (int p = 0; p < size; p++) {
+      if (p != rank && shm != null && shm.has(p) && shm.startedBy(p) <= sequence) {
+        missing.add(p);
+      }
+    }
+    return missing;
+  }
+
+  @Override
+  public void close() {
+    if (shm != null) {
+      shm.close();
+    }
+    if (sockets != null) {
+      sockets.close();
+    }
+  }
+}

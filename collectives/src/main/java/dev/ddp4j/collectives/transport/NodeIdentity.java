@@ -1,0 +1,31 @@
+package dev.ddp4j.collectives.transport;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Which machine this process runs on, as far as shared memory is concerned: the host name plus the
+ * kernel's boot id, so two containers that share a host name but not a kernel are told apart.
+ */
+final class NodeIdentity {
+
+  private NodeIdentity() {}
+
+  static String current() {
+    String host;
+    try {
+      host = InetAddress.getLocalHost().getHostName();
+    } catch (IOException e) {
+      host = System.getenv().getOrDefault("HOSTNAME", "unknown-host");
+    }
+    String boot;
+    try {
+      boot = Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).trim();
+    } catch (IOException e) {
+      boot = "no-boot-id";
+    }
+    return host + "/" + boot;
+  }
+}

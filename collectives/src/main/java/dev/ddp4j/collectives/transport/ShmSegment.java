@@ -1,0 +1,150 @@
+package dev.ddp4j.collectives.transport;
+
+import dev.ddp4j.DdpException;
+import dev.ddp4j.collectives.reduce.UnsafeMemory;
+import java.io.IOException;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.EnumSet;
+import java.util.logging.Logger;
+
+/**
+ * One memory-mapped file of a rank's shared-memory rings: created by its owner (in /dev/shm, or a
+ * fallback folder when /dev/shm lacks the space) or opened by a peer on the same node. The owner
+ * unlinks the file as soon as every peer has mapped it, so a crash leaves nothing behind; {@link
+ * #close()} unmaps.
+ */
+public final class ShmSegment implements AutoCloseable {
+
+  private static final Logger LOG = Logger.getLogger(ShmSegment.class.getName());
+
+  private final Path path;
+  private final MappedByteBuffer mapping;
+  private final long address;
+  private final boolean owner;
+
+  private ShmSegment(Path path, MappedByteBuffer mapping, boolean owner) {
+    this.path = path;
+    this.mapping = mapping;
+    this.address = UnsafeMemory.addressOf(mapping);
+    this.owner = owner;
+  }
+
+  /**
+   * Creates and maps a zeroed file of {@code bytes} named {@code name} in {@code preferred} (e.g.
+   * /dev/shm), or in {@code fallback} with a warning when {@code preferred} is missing or has less
+   * free space than {@code bytes} (touching pages beyond a full tmpfs would kill the process with
+   * SIGBUS, so this is checked before mapping).
+   */
+  public static ShmSegment create(Path preferred, Path fallback, String name, long bytes) {
+    Path dir = preferred;
+    long free = usableBytes(preferred);
+    if (free < bytes) {
+      LOG.warning(
+          () ->
+              "ddp4j shared memory: "
+                  + preferred
+                  + " has "
+                  + (free < 0 ? "no such folder" : (free >> 20) + " MiB free")
+                  + " but this rank's rings need "
+                  + (bytes >> 20)
+                  + " MiB; using "
+                  + fallback
+                  + " instead, which may be slower (fix: docker run --shm-size=1g, or set"
+                  + " DDP4J_SHM_DIR, or lower DDP4J_SHM_SLOT_BYTES / DDP4J_SHM_SLOTS)");
+      long fallbackFree = usableBytes(fallback);
+      if (fallbackFree < bytes) {
+        throw new DdpException(
+            "no room for shared memory: rings need "
+                + bytes
+                + " bytes, "
+                + preferred
+                + " has "
+                + Math.max(0, free)
+                + " and "
+                + fallback
+                + " has "
+                + Math.max(0, fallbackFree)
+                + " (fix: give /dev/shm more space, set DDP4J_SHM_DIR to a larger tmpfs, lower"
+                + " DDP4J_SHM_SLOT_BYTES, or set DDP4J_SHM_DISABLE=1 to use sockets)");
+      }
+      dir = fallback;
+    }
+    Path path = dir.resolve(name);
+    try (FileChannel ch =
+        FileChannel.open(
+            path,
+            EnumSet.of(
+                StandardOpenOption.CREATE_NEW,
+                StandardOpenOption.READ,
+                StandardOpenOption.WRITE))) {
+      MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes);
+      return new ShmSegment(path, map, true);
+    } catch (IOException | RuntimeException e) {
+      deleteQuietly(path);
+      throw new DdpException("cannot create shared memory file " + path + ": " + e, e);
+    }
+  }
+
+  /** Maps a peer's file of {@code bytes} at {@code path}. */
+  public static ShmSegment open(Path path, long bytes) {
+    try (FileChannel ch =
+        FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      if (ch.size() < bytes) {
+        throw new DdpException(
+            "shared memory file "
+                + path
+                + " has "
+                + ch.size()
+                + " bytes (expected: "
+                + bytes
+                + "; do all ranks use the same DDP4J_SHM_* settings?)");
+      }
+      return new ShmSegment(path, ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes), false);
+    } catch (IOException e) {
+      throw new DdpException(
+          "cannot map the shared memory file " + path + " of a peer on this node: " + e, e);
+    }
+  }
+
+  private static long usableBytes(Path dir) {
+    try {
+      return Files.isDirectory(dir) ? Files.getFileStore(dir).getUsableSpace() : -1;
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  /** The native address of byte 0. */
+  public long address() {
+    return address;
+  }
+
+  public Path path() {
+    return path;
+  }
+
+  /** Removes the file name (the mappings stay valid); idempotent. */
+  public void unlink() {
+    if (owner) {
+      deleteQuietly(path);
+    }
+  }
+
+  private static void deleteQuietly(Path path) {
+    try {
+      Files.deleteIfExists(path);
+    } catch (IOException e) {
+      LOG.warning(() -> "could not delete " + path + ": " + e);
+    }
+  }
+
+  @Override
+  public void close() {
+    unlink();
+    UnsafeMemory.release(mapping);
+  }
+}

@@ -1,0 +1,340 @@
+package dev.ddp4j.collectives.transport;
+
+import static dev.ddp4j.collectives.transport.SocketFrameDescriptor.*;
+
+import dev.ddp4j.DdpException;
+import dev.ddp4j.DdpTimeoutException;
+import dev.ddp4j.Store;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * Netty TCP connections to the ranks on other nodes ({@link SocketFrameDescriptor}): a server per
+ * rank on the interface {@code DDP4J_SOCKET_IFNAME} names, one outgoing connection per remote peer.
+ * A closed connection marks its peer lost, so a dead peer fails the collective at once.
+ */
+final class SocketLinks implements AutoCloseable {
+
+  private final int rank;
+  private final int channels;
+  private final EventLoopGroup loop;
+  private final Channel server;
+  private final Channel[] outbound; // [peer], null for peers on this node
+  private final SocketRecvPort[][] inbound; // [peer][channel]
+  private final String[] addresses;
+  private final AtomicReferenceArray<String> problems; // [peer]: why it is gone, null while fine
+  private final AtomicReferenceArray<String> failures; // [peer]: what it reported, or null
+  private final CountDownLatch hellos;
+  volatile Thread progressThread;
+
+  private SocketLinks(int rank, int size, int channels, int remotePeers) {
+    this.rank = rank;
+    this.channels = channels;
+    this.loop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    this.outbound = new Channel[size];
+    this.inbound = new SocketRecvPort[size][channels];
+    this.addresses = new String[size];
+    this.problems = new AtomicReferenceArray<>(size);
+    this.failures = new AtomicReferenceArray<>(size);
+    this.hellos = new CountDownLatch(remotePeers);
+    for (int p = 0; p < size; p++) {
+      for (int c = 0; c < channels; c++) {
+        inbound[p][c] = new SocketRecvPort(this);
+      }
+    }
+    this.server = null;
+  }
+
+  private SocketLinks(SocketLinks base, Channel server) {
+    this.rank = base.rank;
+    this.channels = base.channels;
+    this.loop = base.loop;
+    this.outbound = base.outbound;
+    this.inbound = base.inbound;
+    this.addresses = base.addresses;
+    this.problems = base.problems;
+    this.failures = base.failures;
+    this.hellos = base.hellos;
+    this.server = server;
+  }
+
+  static SocketLinks connect(
+      Store store,
+      String keyPrefix,
+      int rank,
+      int size,
+      int[] nodeRanks,
+      TransportConfig config,
+      Duration timeout) {
+    int remote = size - nodeRanks.length;
+    SocketLinks base = new SocketLinks(rank, size, config.channels(), remote);
+    String host = SocketAddresses.advertised(config.socketInterface());
+    Channel server;
+    try {
+      server =
+          new ServerBootstrap()
+              .group(base.loop)
+              .channel(NioServerSocketChannel.class)
+              .childOption(ChannelOption.TCP_NODELAY, true)
+              .childHandler(base.inboundInitializer(config))
+              .bind(new InetSocketAddress(host, 0))
+              .sync()
+              .channel();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      base.loop.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+      throw new DdpException("interrupted while opening the socket transport", e);
+    } catch (RuntimeException e) {
+      base.loop.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+      throw new DdpException("cannot listen on " + host + " for peers on other nodes: " + e, e);
+    }
+    SocketLinks links = new SocketLinks(base, server);
+    try {
+      int port = ((InetSocketAddress) server.localAddress()).getPort();
+      store.set(keyPrefix + "sock/" + rank, (host + ":" + port).getBytes(StandardCharsets.UTF_8));
+      for (int p = 0; p < size; p++) {
+        if (ShmLinks.indexOf(nodeRanks, p) < 0) {
+          String addr =
+              new String(store.get(keyPrefix + "sock/" + p, timeout), StandardCharsets.UTF_8);
+          links.addresses[p] = addr;
+          links.outbound[p] = links.dial(p, addr, config, timeout);
+        }
+      }
+      if (!links.hellos.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new DdpTimeoutException(
+            "socket transport: "
+                + links.hellos.getCount()
+                + " peers on other nodes never connected to rank "
+                + rank
+                + " at "
+                + host
+                + ":"
+                + port
+                + " within "
+                + timeout.toSeconds()
+                + " s (check that DDP4J_SOCKET_IFNAME picks an interface they can reach)");
+      }
+      return links;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      links.close();
+      throw new DdpException("interrupted while connecting sockets", e);
+    } catch (RuntimeException e) {
+      links.close();
+      throw e;
+    }
+  }
+
+  private Channel dial(int peer, String addr, TransportConfig config, Duration timeout)
+      throws InterruptedException {
+    int colon = addr.lastIndexOf(':');
+    InetSocketAddress target =
+        new InetSocketAddress(
+            addr.substring(0, colon), Integer.parseInt(addr.substring(colon + 1)));
+    int highWater = Math.max(4 << 20, config.slotBytes() * config.slots() * 2);
+    var future =
+        new Bootstrap()
+            .group(loop)
+            .channel(NioSocketChannel.class)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(
+                ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(timeout.toMillis(), 60_000))
+            .option(
+                ChannelOption.WRITE_BUFFER_WATER_MARK,
+                new WriteBufferWaterMark(highWater / 2, highWater))
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.closeFuture()
+                        .addListener(
+                            f ->
+                                lost(
+                                    peer,
+                                    "connection to rank " + peer + " at " + addr + " closed"));
+                    ch.pipeline()
+                        .addLast(
+                            new ChannelInboundHandlerAdapter() {
+                              @Override
+                              public void exceptionCaught(ChannelHandlerContext ctx, Throwable e) {
+                                lost(peer, "connection to rank " + peer + " at " + addr + ": " + e);
+                                ctx.close();
+                              }
+                            });
+                  }
+                })
+            .connect(target)
+            .await();
+    if (!future.isSuccess()) {
+      throw new DdpException(
+          "rank "
+              + rank
+              + " cannot connect to rank "
+              + peer
+              + " at "
+              + addr
+              + ": "
+              + future.cause(),
+          future.cause());
+    }
+    Channel ch = future.channel();
+    ByteBuf hello = ch.alloc().buffer(4 + HEADER_BYTES);
+    hello.writeInt(HEADER_BYTES).writeInt(HELLO).writeInt(0).writeLong(rank).writeLong(0);
+    ch.writeAndFlush(hello);
+    return ch;
+  }
+
+  private ChannelInitializer<SocketChannel> inboundInitializer(TransportConfig config) {
+    int maxFrame = HEADER_BYTES + Math.max(config.slotBytes(), 1 << 16);
+    return new ChannelInitializer<>() {
+      @Override
+      protected void initChannel(SocketChannel ch) {
+        ch.pipeline()
+            .addLast(new LengthFieldBasedFrameDecoder(maxFrame + 4, 0, 4, 0, 4))
+            .addLast(new InboundHandler());
+      }
+    };
+  }
+
+  /** Routes a connection's frames to the receive ports of the peer that said hello on it. */
+  private final class InboundHandler extends SimpleChannelInboundHandler<ByteBuf> {
+    private int peer = -1;
+
+    InboundHandler() {
+      super(false); // frames are released by the port's consumer
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
+      int channel = frame.getInt(frame.readerIndex());
+      if (channel >= 0 && peer >= 0 && channel < channels) {
+        inbound[peer][channel].arrived(frame);
+        Thread t = progressThread;
+        if (t != null) {
+          java.util.concurrent.locks.LockSupport.unpark(t);
+        }
+        return;
+      }
+      try {
+        if (channel == HELLO) {
+          peer = (int) frame.getLong(frame.readerIndex() + 8);
+          hellos.countDown();
+        } else if (channel == FAILED) {
+          long seq = frame.getLong(frame.readerIndex() + 8);
+          String reason =
+              frame.toString(
+                  frame.readerIndex() + HEADER_BYTES,
+                  frame.readableBytes() - HEADER_BYTES,
+                  StandardCharsets.UTF_8);
+          if (peer >= 0) {
+            failures.compareAndSet(
+                peer, null, "rank " + peer + " gave up on collective #" + seq + ": " + reason);
+          }
+          wake();
+        }
+      } finally {
+        frame.release();
+      }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      if (peer >= 0) {
+        lost(peer, "connection from rank " + peer + " closed");
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (peer >= 0) {
+        lost(peer, "connection from rank " + peer + " failed: " + cause);
+      }
+      ctx.close();
+    }
+  }
+
+  private void lost(int peer, String why) {
+    if (peer >= 0) {
+      problems.compareAndSet(peer, null, why);
+    }
+    wake();
+  }
+
+  private void wake() {
+    Thread t = progressThread;
+    if (t != null) {
+      java.util.concurrent.locks.LockSupport.unpark(t);
+    }
+  }
+
+  SendPort sendPort(int peer, int channel) {
+    return new SocketSendPort(outbound[peer], channel, addressOf(peer));
+  }
+
+  RecvPort recvPort(int peer, int channel) {
+    return inbound[peer][channel];
+  }
+
+  private String addressOf(int peer) {
+    return addresses[peer];
+  }
+
+  String gone(int peer) {
+    return problems.get(peer);
+  }
+
+  String failure(int peer) {
+    return failures.get(peer);
+  }
+
+  void failed(long sequence, String reason) {
+    byte[] text = reason.getBytes(StandardCharsets.UTF_8);
+    for (Channel ch : outbound) {
+      if (ch != null && ch.isActive()) {
+        ByteBuf b = ch.alloc().buffer(4 + HEADER_BYTES + text.length);
+        b.writeInt(HEADER_BYTES + text.length).writeInt(FAILED).writeInt(0);
+        b.writeLong(sequence).writeLong(0).writeBytes(text);
+        ch.writeAndFlush(b);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    for (Channel ch : outbound) {
+      if (ch != null) {
+        ch.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
+      }
+    }
+    if (server != null) {
+      server.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
+    }
+    for (SocketRecvPort[] ports : inbound) {
+      for (SocketRecvPort p : ports) {
+        p.discard();
+      }
+    }
+    loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+  }
+}

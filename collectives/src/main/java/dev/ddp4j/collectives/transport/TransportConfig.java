@@ -1,0 +1,82 @@
+package dev.ddp4j.collectives.transport;
+
+import dev.ddp4j.ConfigException;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * Transport settings read from the environment ({@code DDP4J_*}, with NCCL's names as fallbacks).
+ * Every rank of a group must use the same values for the sizes.
+ *
+ * @param shmDisabled {@code DDP4J_SHM_DISABLE=1}: sockets even between ranks of one node
+ * @param shmDir {@code DDP4J_SHM_DIR}, default /dev/shm
+ * @param fallbackDir where ring files go when {@code shmDir} is too small: java.io.tmpdir
+ * @param slotBytes {@code DDP4J_SHM_SLOT_BYTES}: the piece size of every transport, default 64 KiB
+ * @param slots {@code DDP4J_SHM_SLOTS}: pieces in flight per ring, default 8
+ * @param channels {@code DDP4J_NCHANNELS}: channels, default 1
+ * @param socketInterface {@code DDP4J_SOCKET_IFNAME}: the interface sockets listen on, or null
+ */
+public record TransportConfig(
+    boolean shmDisabled,
+    Path shmDir,
+    Path fallbackDir,
+    int slotBytes,
+    int slots,
+    int channels,
+    String socketInterface) {
+
+  public static final int DEFAULT_SLOT_BYTES = 64 * 1024;
+  public static final int DEFAULT_SLOTS = 8;
+
+  /** Reads the settings from {@code env}. */
+  public static TransportConfig fromEnvironment(Map<String, String> env) {
+    boolean disabled = "1".equals(read(env, "DDP4J_SHM_DISABLE", "NCCL_SHM_DISABLE", "0").trim());
+    Path dir = Path.of(read(env, "DDP4J_SHM_DIR", null, "/dev/shm"));
+    int slotBytes = intValue(env, "DDP4J_SHM_SLOT_BYTES", null, DEFAULT_SLOT_BYTES);
+    if (slotBytes < 4096 || slotBytes % 64 != 0) {
+      throw new ConfigException(
+          "DDP4J_SHM_SLOT_BYTES=" + slotBytes + " (expected: a multiple of 64, at least 4096)");
+    }
+    int slots = intValue(env, "DDP4J_SHM_SLOTS", null, DEFAULT_SLOTS);
+    if (slots < 2) {
+      throw new ConfigException("DDP4J_SHM_SLOTS=" + slots + " (expected: >= 2)");
+    }
+    int channels = intValue(env, "DDP4J_NCHANNELS", "NCCL_NCHANNELS", 1);
+    if (channels < 1 || channels > 64) {
+      throw new ConfigException("DDP4J_NCHANNELS=" + channels + " (expected: 1 to 64)");
+    }
+    String ifname = read(env, "DDP4J_SOCKET_IFNAME", "NCCL_SOCKET_IFNAME", null);
+    return new TransportConfig(
+        disabled,
+        dir,
+        Path.of(System.getProperty("java.io.tmpdir")),
+        slotBytes,
+        slots,
+        channels,
+        ifname);
+  }
+
+  private static String read(Map<String, String> env, String name, String ncclName, String dflt) {
+    String v = env.get(name);
+    if ((v == null || v.isBlank()) && ncclName != null) {
+      v = env.get(ncclName);
+    }
+    return v == null || v.isBlank() ? dflt : v;
+  }
+
+  private static int intValue(Map<String, String> env, String name, String nccl, int dflt) {
+    String v = read(env, name, nccl, null);
+    if (v == null) {
+      return dflt;
+    }
+    try {
+      return Integer.parseInt(v.trim());
+    } catch (NumberFormatException e) {
+      throw new ConfigException(name + "='" + v + "' is not an integer");
+    }
+  }
+
+  public ShmRingDescriptor ringLayout(int nodeRanks) {
+    return new ShmRingDescriptor(nodeRanks, channels, slots, slotBytes);
+  }
+}

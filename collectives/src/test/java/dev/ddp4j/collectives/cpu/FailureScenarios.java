@@ -1,0 +1,114 @@
+package dev.ddp4j.collectives.cpu;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ddp4j.CollectiveMismatchException;
+import dev.ddp4j.DdpTimeoutException;
+import dev.ddp4j.HostBuffer;
+import dev.ddp4j.PeerFailureException;
+import dev.ddp4j.ProcessGroup;
+import dev.ddp4j.ReduceOp;
+import dev.ddp4j.testing.RankProcessMain;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Rank-side halves of {@link FailureTest}: each prints what it saw; the test checks it. */
+final class FailureScenarios {
+
+  private FailureScenarios() {}
+
+  /** The last rank never calls collective #1; the others must time out naming it. */
+  public static final class Hang implements RankProcessMain.RankScenario {
+    @Override
+    public Duration timeout() {
+      return Duration.ofSeconds(3);
+    }
+
+    @Override
+    public void run(ProcessGroup pg, String[] args) {
+      int last = pg.size() - 1;
+      pg.allReduce(HostBuffer.of(new float[100]), ReduceOp.SUM).await();
+      if (pg.rank() == last) {
+        List<String> checked = new ArrayList<>();
+        for (int r = 0; r < last; r++) {
+          checked.add("hang/checked/" + r);
+        }
+        pg.store().wait(checked, Duration.ofSeconds(60));
+        return;
+      }
+      var work = pg.allReduce(HostBuffer.of(new float[100]), ReduceOp.SUM);
+      assertThatThrownBy(() -> work.await(Duration.ofSeconds(30)))
+          .isInstanceOf(DdpTimeoutException.class)
+          .hasMessageContaining("#1")
+          .hasMessageContaining("ranks that never arrived: [" + last + "]")
+          .satisfies(
+              e -> assertThat(((DdpTimeoutException) e).missingRanks()).containsExactly(last));
+      // a broken group fails later collectives at once, naming the first failure
+      assertThatThrownBy(() -> pg.barrier().await())
+          .hasMessageContaining("this group failed earlier");
+      pg.store().set("hang/checked/" + pg.rank(), new byte[] {1});
+      System.out.println("rank " + pg.rank() + " saw the timeout");
+    }
+  }
+
+  /** Rank 1 dies between collectives; the others must fail within seconds, not at the timeout. */
+  public static final class DeadPeer implements RankProcessMain.RankScenario {
+    @Override
+    public void run(ProcessGroup pg, String[] args) {
+      pg.allReduce(HostBuffer.of(new float[100]), ReduceOp.SUM).await();
+      pg.barrier().await();
+      if (pg.rank() == 1) {
+        Runtime.getRuntime().halt(7);
+      }
+      long start = System.nanoTime();
+      var work = pg.allReduce(HostBuffer.of(new float[1 << 20]), ReduceOp.SUM);
+      assertThatThrownBy(work::await)
+          .isInstanceOf(PeerFailureException.class)
+          .hasMessageContaining("rank 1");
+      long seconds = (System.nanoTime() - start) / 1_000_000_000L;
+      assertThat(seconds).as("seconds until the dead peer was noticed").isLessThan(5);
+      System.out.println("rank " + pg.rank() + " saw the dead peer");
+    }
+  }
+
+  /** Rank 1 calls allReduce with a different count, dtype or op (args[0]). */
+  public static final class Mismatch implements RankProcessMain.RankScenario {
+    @Override
+    public void run(ProcessGroup pg, String[] args) {
+      pg.barrier().await();
+      boolean odd = pg.rank() == 1;
+      HostBuffer buffer;
+      ReduceOp op = ReduceOp.SUM;
+      String ours;
+      String theirs;
+      switch (args[0]) {
+        case "count":
+          buffer = HostBuffer.of(new float[odd ? 2048 : 4096]);
+          ours = odd ? "2048 float32" : "4096 float32";
+          theirs = odd ? "4096 float32" : "2048 float32";
+          break;
+        case "dtype":
+          buffer = odd ? HostBuffer.of(new int[4096]) : HostBuffer.of(new float[4096]);
+          ours = odd ? "4096 int32" : "4096 float32";
+          theirs = odd ? "4096 float32" : "4096 int32";
+          break;
+        default:
+          buffer = HostBuffer.of(new float[4096]);
+          op = odd ? ReduceOp.MAX : ReduceOp.SUM;
+          ours = odd ? "with MAX" : "with SUM";
+          theirs = odd ? "with SUM" : "with MAX";
+      }
+      var work = pg.allReduce(buffer, op);
+      assertThatThrownBy(work::await)
+          .isInstanceOf(CollectiveMismatchException.class)
+          .hasMessageContaining("allReduce #1")
+          .hasMessageContaining("on rank " + pg.rank())
+          .hasMessageContaining("but rank " + (1 - pg.rank()) + " called")
+          .hasMessageContaining(ours)
+          .hasMessageContaining(theirs);
+      System.out.println("rank " + pg.rank() + " saw the mismatch");
+    }
+  }
+}

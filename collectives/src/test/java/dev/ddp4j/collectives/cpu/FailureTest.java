@@ -1,0 +1,67 @@
+package dev.ddp4j.collectives.cpu;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ddp4j.testing.RankProcesses;
+import dev.ddp4j.testing.RankProcesses.Outcome;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The cpu group never hangs silently: timeouts, dead peers and mismatches, across processes. */
+class FailureTest {
+
+  @Test
+  void shouldTimeOutOnEveryLiveRankNamingTheRankThatNeverArrived() throws Exception {
+    List<Outcome> outcomes = RankProcesses.run(3, Map.of(), FailureScenarios.Hang.class, 120);
+    String all = RankProcesses.describe(outcomes);
+    for (Outcome o : outcomes) {
+      assertThat(o.exitStatus()).as(all).isZero();
+    }
+    assertThat(outcomes.get(0).output()).contains("rank 0 saw the timeout");
+    assertThat(outcomes.get(1).output()).contains("rank 1 saw the timeout");
+    assertThat(all).contains("flight recorder of rank").contains("allReduce of 100 float32");
+  }
+
+  @ParameterizedTest(name = "shm disabled: {0}")
+  @ValueSource(strings = {"0", "1"})
+  void shouldFailWithinSecondsWhenAPeerDies(String shmDisabled) throws Exception {
+    long shmFilesBefore = shmFiles();
+    List<Outcome> outcomes =
+        RankProcesses.run(
+            3, Map.of("DDP4J_SHM_DISABLE", shmDisabled), FailureScenarios.DeadPeer.class, 120);
+    String all = RankProcesses.describe(outcomes);
+    assertThat(outcomes.get(1).exitStatus()).as(all).isEqualTo(7);
+    assertThat(outcomes.get(0).exitStatus()).as(all).isZero();
+    assertThat(outcomes.get(2).exitStatus()).as(all).isZero();
+    assertThat(shmFiles()).as("ring files left in /dev/shm").isEqualTo(shmFilesBefore);
+  }
+
+  @ParameterizedTest(name = "different {0}")
+  @ValueSource(strings = {"count", "dtype", "op"})
+  void shouldNameBothSidesWhenRanksCallDifferentCollectives(String what) throws Exception {
+    List<Outcome> outcomes =
+        RankProcesses.run(2, Map.of(), FailureScenarios.Mismatch.class, 120, what);
+    String all = RankProcesses.describe(outcomes);
+    for (Outcome o : outcomes) {
+      assertThat(o.exitStatus()).as(all).isZero();
+      assertThat(o.output()).contains("rank " + o.rank() + " saw the mismatch");
+    }
+  }
+
+  private static long shmFiles() throws IOException {
+    Path shm = Path.of("/dev/shm");
+    if (!Files.isDirectory(shm)) {
+      return 0;
+    }
+    try (Stream<Path> files = Files.list(shm)) {
+      return files.filter(p -> p.getFileName().toString().startsWith("ddp4j-")).count();
+    }
+  }
+}

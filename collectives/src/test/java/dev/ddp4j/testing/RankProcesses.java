@@ -1,0 +1,89 @@
+package dev.ddp4j.testing;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Spawns the ranks of a test job as real JVMs, all at once ({@link RankProcessMain} with a fresh
+ * {@link DirectoryStore} folder), waits for them with a deadline, and returns each one's exit
+ * status and output. A rank still running at the deadline is killed and reported as status -1.
+ */
+public final class RankProcesses {
+
+  /** One rank's outcome. */
+  public record Outcome(int rank, int exitStatus, String output) {}
+
+  private RankProcesses() {}
+
+  public static List<Outcome> run(
+      int ranks,
+      Map<String, String> env,
+      Class<? extends RankProcessMain.RankScenario> scenario,
+      long deadlineSeconds,
+      String... args)
+      throws IOException, InterruptedException {
+    Path storeDir = Files.createTempDirectory("ddp4j-store");
+    List<Process> processes = new ArrayList<>();
+    List<Path> logs = new ArrayList<>();
+    try {
+      for (int r = 0; r < ranks; r++) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("-XX:+UseSerialGC");
+        cmd.add("-XX:TieredStopAtLevel=1"); // short jobs: C1 alone starts faster on 2 cores
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(RankProcessMain.class.getName());
+        cmd.add(storeDir.toString());
+        cmd.add(Integer.toString(r));
+        cmd.add(Integer.toString(ranks));
+        cmd.add(scenario.getName());
+        cmd.addAll(List.of(args));
+        Path log = Files.createTempFile("ddp4j-rank" + r, ".log");
+        logs.add(log);
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.redirectOutput(log.toFile());
+        pb.environment().putAll(env);
+        processes.add(pb.start());
+      }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(deadlineSeconds);
+      List<Outcome> outcomes = new ArrayList<>();
+      for (int r = 0; r < ranks; r++) {
+        Process p = processes.get(r);
+        long left = Math.max(0, deadline - System.nanoTime());
+        int status = p.waitFor(left, TimeUnit.NANOSECONDS) ? p.exitValue() : -1;
+        outcomes.add(new Outcome(r, status, Files.readString(logs.get(r), StandardCharsets.UTF_8)));
+      }
+      return outcomes;
+    } finally {
+      for (Process p : processes) {
+        p.destroyForcibly();
+      }
+      for (Path log : logs) {
+        Files.deleteIfExists(log);
+      }
+      try (var files = Files.list(storeDir)) {
+        for (Path f : (Iterable<Path>) files::iterator) {
+          Files.deleteIfExists(f);
+        }
+      }
+      Files.deleteIfExists(storeDir);
+    }
+  }
+
+  /** Every outcome's output, for assertion messages. */
+  public static String describe(List<Outcome> outcomes) {
+    StringBuilder sb = new StringBuilder();
+    for (Outcome o : outcomes) {
+      sb.append("--- rank ").append(o.rank()).append(" exit ").append(o.exitStatus()).append('\n');
+      sb.append(o.output());
+    }
+    return sb.toString();
+  }
+}

@@ -1,0 +1,178 @@
+package dev.ddp4j.launcher.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code launcher.jar bench}: starts {@code --nproc-per-node} rank JVMs on this machine, which time
+ * one collective from {@code --min-bytes} to {@code --max-bytes} and print an nccl-tests-style
+ * table (size, count, type, time, algbw, busbw, and a correctness check per size). The ranks meet
+ * through a file store in a temporary folder, removed afterwards.
+ */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Times a collective on this machine and prints bus bandwidth per size, like nccl-tests.",
+      "busbw = algbw x 2(n-1)/n for allreduce, x (n-1)/n for allgather and reducescatter, x 1 for broadcast."
+    })
+public final class BenchCommand implements Callable<Integer> {
+
+  @Option(
+      names = "--nproc-per-node",
+      paramLabel = "N",
+      defaultValue = "2",
+      description = "Ranks. Default: ${DEFAULT-VALUE}.")
+  int ranks;
+
+  @Option(
+      names = "--backend",
+      defaultValue = "cpu",
+      description = "cpu or cuda. Default: ${DEFAULT-VALUE}.")
+  String backend;
+
+  @Option(
+      names = "--op",
+      defaultValue = "allreduce",
+      description = "allreduce, broadcast, allgather or reducescatter. Default: ${DEFAULT-VALUE}.")
+  String op;
+
+  @Option(
+      names = "--dtype",
+      defaultValue = "float32",
+      description = "float32, float64, int32 or int64. Default: ${DEFAULT-VALUE}.")
+  String dtype;
+
+  @Option(
+      names = "--redop",
+      defaultValue = "sum",
+      description = "sum, prod, min, max or avg. Default: ${DEFAULT-VALUE}.")
+  String redop;
+
+  @Option(
+      names = "--root",
+      defaultValue = "0",
+      description = "Root rank of broadcast. Default: ${DEFAULT-VALUE}.")
+  int root;
+
+  @Option(
+      names = {"--min-bytes", "-b"},
+      defaultValue = "8",
+      description = "Smallest size, e.g. 8, 64K, 1M. Default: ${DEFAULT-VALUE}.")
+  String minBytes;
+
+  @Option(
+      names = {"--max-bytes", "-e"},
+      defaultValue = "256M",
+      description = "Largest size. Default: ${DEFAULT-VALUE}.")
+  String maxBytes;
+
+  @Option(
+      names = {"--step-factor", "-f"},
+      defaultValue = "2",
+      description = "Size multiplier between rows. Default: ${DEFAULT-VALUE}.")
+  int factor;
+
+  @Option(
+      names = {"--iters", "-n"},
+      defaultValue = "0",
+      description =
+          "Timed calls per size; 0 picks about 1 GiB of traffic, 5 to 20000 calls. Default: ${DEFAULT-VALUE}.")
+  long iterations;
+
+  @Option(
+      names = "--jvm-arg",
+      paramLabel = "ARG",
+      description = "An option for every rank JVM (repeatable).")
+  List<String> jvmArgs = new ArrayList<>();
+
+  @Override
+  public Integer call() throws IOException, InterruptedException {
+    BenchCollective.parse(op);
+    if (ranks < 1 || factor < 2) {
+      throw new IllegalArgumentException(
+          "--nproc-per-node=" + ranks + " --step-factor=" + factor + " (expected: >= 1 and >= 2)");
+    }
+    long min = parseBytes(minBytes);
+    long max = parseBytes(maxBytes);
+    Path store = Files.createTempDirectory("ddp4j-bench");
+    List<Process> workers = new ArrayList<>();
+    try {
+      for (int r = 0; r < ranks; r++) {
+        workers.add(start(r, store, min, max));
+      }
+      int status = 0;
+      for (Process p : workers) {
+        if (!p.waitFor(2, TimeUnit.HOURS) || p.exitValue() != 0) {
+          status = 1;
+          workers.forEach(Process::destroy);
+        }
+      }
+      return status;
+    } finally {
+      workers.forEach(Process::destroyForcibly);
+      deleteTree(store);
+    }
+  }
+
+  private Process start(int rank, Path store, long min, long max) throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-XX:+UseParallelGC");
+    cmd.addAll(jvmArgs);
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(BenchWorker.class.getName());
+    cmd.addAll(
+        List.of(
+            op,
+            dtype,
+            redop,
+            Integer.toString(root),
+            Long.toString(min),
+            Long.toString(max),
+            Integer.toString(factor),
+            Long.toString(iterations)));
+    ProcessBuilder pb = new ProcessBuilder(cmd).inheritIO();
+    pb.environment().put("RANK", Integer.toString(rank));
+    pb.environment().put("LOCAL_RANK", Integer.toString(rank));
+    pb.environment().put("WORLD_SIZE", Integer.toString(ranks));
+    pb.environment().put("LOCAL_WORLD_SIZE", Integer.toString(ranks));
+    pb.environment().put("DDP4J_BACKEND", backend);
+    pb.environment().put("DDP4J_INIT_METHOD", store.resolve("store").toUri().toString());
+    return pb.start();
+  }
+
+  /** {@code 8}, {@code 64K}, {@code 1M}, {@code 2G} (powers of 1024). */
+  static long parseBytes(String text) {
+    String t = text.trim().toUpperCase(Locale.ROOT);
+    long unit = 1;
+    if (t.endsWith("K") || t.endsWith("M") || t.endsWith("G")) {
+      unit = t.endsWith("K") ? 1L << 10 : t.endsWith("M") ? 1L << 20 : 1L << 30;
+      t = t.substring(0, t.length() - 1);
+    }
+    try {
+      return Long.parseLong(t) * unit;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "size '" + text + "' (expected: bytes such as 8, 64K, 1M)");
+    }
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    try (var files = Files.walk(dir)) {
+      for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+}
