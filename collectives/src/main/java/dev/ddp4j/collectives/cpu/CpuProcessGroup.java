@@ -71,11 +71,28 @@ public final class CpuProcessGroup implements ProcessGroup {
     this.log = new DebugLog(env, rank);
     int entries = Integer.parseInt(env.getOrDefault("DDP4J_FLIGHT_RECORDER_ENTRIES", "64").trim());
     this.recorder = new FlightRecorder(entries);
-    ScheduleCache schedules = new ScheduleCache(rank, size, config.channels(), config.slotBytes());
+    ScheduleCache schedules =
+        new ScheduleCache(rank, size, config.channels(), config.slotBytes(), algorithm(env));
     this.collectives = new CpuCollectives(rank, size, schedules, new ProgramRunner(links));
     this.progress = new Thread(this::progressLoop, "ddp4j-cpu-progress-rank" + rank);
     progress.setDaemon(true);
     progress.start();
+  }
+
+  /** {@code DDP4J_ALGO} (fallback {@code NCCL_ALGO}) for all-reduce: ring, oneshot or twoshot. */
+  private String algorithm(Map<String, String> env) {
+    String v = env.getOrDefault("DDP4J_ALGO", env.getOrDefault("NCCL_ALGO", "ring"));
+    String a = v.trim().toLowerCase(java.util.Locale.ROOT);
+    if (!a.equals("ring") && !a.equals("oneshot") && !a.equals("twoshot")) {
+      log.log(
+          DebugLog.Level.WARN,
+          "DDP4J_ALGO="
+              + v
+              + " is not an all-reduce algorithm of the cpu backend (expected: ring,"
+              + " oneshot or twoshot); using ring");
+      return "ring";
+    }
+    return a;
   }
 
   /** Joins the group: connects transports to every peer (collective over the group). */
@@ -340,6 +357,13 @@ public final class CpuProcessGroup implements ProcessGroup {
         return;
       }
       closed = true;
+    }
+    // Finish what was queued (the contract: close waits for collectives in flight), then stop.
+    engine.lock();
+    try {
+      drain(null);
+    } finally {
+      engine.unlock();
     }
     stopping = true;
     LockSupport.unpark(progress);
