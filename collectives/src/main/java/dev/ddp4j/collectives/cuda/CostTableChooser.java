@@ -35,10 +35,11 @@ public final class CostTableChooser implements AllReduceChooser {
   public static final int DEFAULT_MAX_CHANNELS = 64;
 
   /**
-   * LL: one NVLink trip with no fence, measured against one-shot's HOP_LATENCY_NS (calibrated in
-   * bench/cuda-allreduce-h200.md).
+   * LL: one NVLink trip with no fence; on 2 x H200 it measured the same as one-shot from 8 B to 256
+   * KiB (the host's launch cost decides there), so with twice the bytes it is never chosen;
+   * DDP4J_ALGO=ll forces it.
    */
-  static final double LL_LATENCY_NS = 1_500;
+  static final double LL_LATENCY_NS = HOP_LATENCY_NS;
 
   /** Copy-engine algorithm: host API calls and stream-order waits per launch, in ns (measured). */
   static final double COPY_ENGINE_LATENCY_NS = 60_000;
