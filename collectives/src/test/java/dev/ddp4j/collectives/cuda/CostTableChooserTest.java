@@ -18,8 +18,9 @@ class CostTableChooserTest {
     }
     assertThat(auto.choose(64 << 10, 2, DataType.FLOAT32).algorithm())
         .isIn(AllReduceAlgorithm.ONESHOT, AllReduceAlgorithm.LL);
-    assertThat(auto.choose(8, 2, DataType.FLOAT32).algorithm())
-        .isEqualTo(AllReduceAlgorithm.ONESHOT);
+    assertThat(auto.choose(8, 2, DataType.FLOAT32).algorithm()).isEqualTo(AllReduceAlgorithm.LL);
+    assertThat(auto.choose(ScratchLayout.LL_MAX_BYTES, 2, DataType.FLOAT32).algorithm())
+        .isEqualTo(AllReduceAlgorithm.LL);
     assertThat(auto.choose(4 << 20, 2, DataType.FLOAT32).algorithm())
         .isEqualTo(AllReduceAlgorithm.ONESHOT);
   }
