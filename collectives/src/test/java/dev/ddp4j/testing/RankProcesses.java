@@ -28,12 +28,27 @@ public final class RankProcesses {
       long deadlineSeconds,
       String... args)
       throws IOException, InterruptedException {
+    return run(ranks, r -> List.of(), env, scenario, deadlineSeconds, args);
+  }
+
+  /**
+   * As above, each rank's command prefixed with {@code prefix.apply(rank)} (e.g. {@code ip netns
+   * exec ns0}).
+   */
+  public static List<Outcome> run(
+      int ranks,
+      java.util.function.IntFunction<List<String>> prefix,
+      Map<String, String> env,
+      Class<? extends RankProcessMain.RankScenario> scenario,
+      long deadlineSeconds,
+      String... args)
+      throws IOException, InterruptedException {
     Path storeDir = Files.createTempDirectory("ddp4j-store");
     List<Process> processes = new ArrayList<>();
     List<Path> logs = new ArrayList<>();
     try {
       for (int r = 0; r < ranks; r++) {
-        List<String> cmd = new ArrayList<>();
+        List<String> cmd = new ArrayList<>(prefix.apply(r));
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-XX:+UseSerialGC");
         cmd.add("-XX:TieredStopAtLevel=1"); // short jobs: C1 alone starts faster on 2 cores

@@ -36,7 +36,7 @@ public final class CpuProcessGroup implements ProcessGroup {
   private static final AtomicInteger GROUPS_IN_THIS_JVM = new AtomicInteger();
   private static final long MIN_IDLE_PARK_NS = 50_000L;
   private static final long MAX_IDLE_PARK_NS = 5_000_000L;
-  private static final long HANDOFF_GRACE_NS = 20_000L;
+  private static final long HANDOFF_GRACE_NS = 50_000L;
 
   private final int rank;
   private final int size;
@@ -226,6 +226,7 @@ public final class CpuProcessGroup implements ProcessGroup {
     // A lone collective is usually awaited at once and run by its caller; the idle progress thread
     // is woken only once a second one queues up (else it finds the first within MAX_IDLE_PARK_NS).
     boolean alone = queue.isEmpty();
+    work.queuedNs = System.nanoTime();
     queue.add(work);
     if (!alone && progressIdle) {
       LockSupport.unpark(progress);
@@ -276,27 +277,28 @@ public final class CpuProcessGroup implements ProcessGroup {
   private void progressLoop() {
     long parkNs = MIN_IDLE_PARK_NS;
     while (!stopping) {
-      if (queue.isEmpty()) {
+      CpuWork head = queue.peek();
+      long ageNs = head == null ? 0 : System.nanoTime() - head.queuedNs;
+      // A collective that was just queued is usually awaited at once and run by its caller:
+      // taking it over would cost the caller a wake-up longer than an 8-byte all-reduce.
+      if (head == null || ageNs < HANDOFF_GRACE_NS || !engine.tryLock()) {
         progressIdle = true;
-        if (queue.isEmpty() && !stopping) {
-          LockSupport.parkNanos(this, parkNs);
+        if (!stopping) {
+          long wait = head == null ? parkNs : Math.max(HANDOFF_GRACE_NS - ageNs, MIN_IDLE_PARK_NS);
+          LockSupport.parkNanos(this, wait);
         }
         progressIdle = false;
         // Idle wake-ups preempt a spinning rank on a busy core: back off while callers run their
-        // own collectives, come back quickly once work waits for this thread.
-        parkNs = queue.isEmpty() ? Math.min(MAX_IDLE_PARK_NS, parkNs * 2) : MIN_IDLE_PARK_NS;
+        // own collectives.
+        parkNs = Math.min(MAX_IDLE_PARK_NS, parkNs * 2);
         continue;
       }
-      // Give a caller that awaits at once the chance to run its collective itself: waking a
-      // thread to hand it a result costs more than an 8-byte all-reduce.
-      LockSupport.parkNanos(this, HANDOFF_GRACE_NS);
-      if (engine.tryLock()) { // else a caller is running the queue
-        try {
-          drain(null);
-        } finally {
-          engine.unlock();
-        }
+      try {
+        drain(null);
+      } finally {
+        engine.unlock();
       }
+      parkNs = MIN_IDLE_PARK_NS;
     }
   }
 

@@ -15,6 +15,10 @@ final class CpuWork extends FutureWork {
   private static final long SPIN_NS = 50_000;
 
   final Runnable body;
+
+  /** When it was queued: the progress thread leaves fresh work to a caller that awaits it. */
+  long queuedNs;
+
   private final CpuProcessGroup group;
   private final Duration groupTimeout;
 

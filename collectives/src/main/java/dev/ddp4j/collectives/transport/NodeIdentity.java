@@ -15,10 +15,14 @@ final class NodeIdentity {
 
   static String current() {
     String host;
-    try {
-      host = InetAddress.getLocalHost().getHostName();
+    try { // the UTS namespace's name, without the DNS lookup InetAddress.getLocalHost may do
+      host = Files.readString(Path.of("/proc/sys/kernel/hostname")).trim();
     } catch (IOException e) {
-      host = System.getenv().getOrDefault("HOSTNAME", "unknown-host");
+      try {
+        host = InetAddress.getLocalHost().getHostName();
+      } catch (IOException e2) {
+        host = System.getenv().getOrDefault("HOSTNAME", "unknown-host");
+      }
     }
     String boot;
     try {

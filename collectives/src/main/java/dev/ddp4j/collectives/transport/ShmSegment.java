@@ -68,7 +68,8 @@ public final class ShmSegment implements AutoCloseable {
                 + fallback
                 + " has "
                 + Math.max(0, fallbackFree)
-                + " (fix: give /dev/shm more space, set DDP4J_SHM_DIR to a larger tmpfs, lower"
+                + " (fix: give /dev/shm more space, e.g. docker run --shm-size=1g, set DDP4J_SHM_DIR to a"
+                + " larger tmpfs, lower"
                 + " DDP4J_SHM_SLOT_BYTES, or set DDP4J_SHM_DISABLE=1 to use sockets)");
       }
       dir = fallback;

@@ -12,20 +12,30 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** Every collective, dtype and op across real rank processes, against a sequential reference. */
 class MultiProcessCollectivesTest {
 
-  @ParameterizedTest(name = "{0} ranks, shm disabled: {1}, args: {2}")
+  @ParameterizedTest(name = "{0} ranks, shm disabled: {1}, {2} channels, args: {3}")
   @CsvSource({
-    "2, 0, big",
-    "3, 0, full",
-    "4, 0, big",
-    "8, 0, quick",
-    "3, 1, quick",
+    "2, 0, 1, big",
+    "3, 0, 1, full",
+    "4, 0, 1, big",
+    "8, 0, 1, quick",
+    "3, 1, 1, quick",
+    "3, 0, 2, quick",
+    "2, 1, 2, quick",
   })
-  void shouldMatchTheSequentialReferenceOnEveryRank(int ranks, int shmDisabled, String mode)
-      throws Exception {
+  void shouldMatchTheSequentialReferenceOnEveryRank(
+      int ranks, int shmDisabled, int channels, String mode) throws Exception {
     List<Outcome> outcomes =
         RankProcesses.run(
             ranks,
-            Map.of("DDP4J_SHM_DISABLE", Integer.toString(shmDisabled), "DDP4J_DEBUG", "INFO"),
+            Map.of(
+                "DDP4J_SHM_DISABLE",
+                Integer.toString(shmDisabled),
+                "DDP4J_NCHANNELS",
+                Integer.toString(channels),
+                "DDP4J_SHM_SLOT_BYTES",
+                channels == 2 ? "4096" : "65536",
+                "DDP4J_DEBUG",
+                "INFO"),
             CorrectnessScenario.class,
             240,
             mode);
@@ -35,6 +45,8 @@ class MultiProcessCollectivesTest {
       assertThat(o.output()).contains("rank " + o.rank() + " passed");
     }
     String route = shmDisabled == 1 ? "via NET/Socket" : "via SHM over NODE";
-    assertThat(outcomes.get(0).output()).contains("Channel 00/01 : 0[0] -> 1[1] " + route);
+    String channelCount = String.format("%02d", channels);
+    assertThat(outcomes.get(0).output())
+        .contains("Channel 00/" + channelCount + " : 0[0] -> 1[1] " + route);
   }
 }

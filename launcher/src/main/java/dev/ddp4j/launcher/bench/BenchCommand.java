@@ -95,6 +95,9 @@ public final class BenchCommand implements Callable<Integer> {
       description = "An option for every rank JVM (repeatable).")
   List<String> jvmArgs = new ArrayList<>();
 
+  /** Where rank 0's table goes: this process's stdout, or a file in tests. */
+  ProcessBuilder.Redirect output = ProcessBuilder.Redirect.INHERIT;
+
   @Override
   public Integer call() throws IOException, InterruptedException {
     BenchCollective.parse(op);
@@ -143,6 +146,9 @@ public final class BenchCommand implements Callable<Integer> {
             Integer.toString(factor),
             Long.toString(iterations)));
     ProcessBuilder pb = new ProcessBuilder(cmd).inheritIO();
+    if (rank == 0) {
+      pb.redirectOutput(output);
+    }
     pb.environment().put("RANK", Integer.toString(rank));
     pb.environment().put("LOCAL_RANK", Integer.toString(rank));
     pb.environment().put("WORLD_SIZE", Integer.toString(ranks));

@@ -5,7 +5,6 @@ import dev.ddp4j.Ddp;
 import dev.ddp4j.HostBuffer;
 import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.ReduceOp;
-import dev.ddp4j.Work;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -62,8 +61,16 @@ public final class BenchWorker {
     ByteBuffer out =
         ByteBuffer.allocateDirect((int) Math.max(maxBytes, 64)).order(ByteOrder.nativeOrder());
     HostBuffer tiny = HostBuffer.of(in.duplicate().limit(size * n), type);
-    for (int i = 0; i < JIT_WARMUP_CALLS; i++) {
-      pg.allReduce(tiny, ReduceOp.SUM).await();
+    for (int i = 0; i < JIT_WARMUP_CALLS / 100; i++) { // compiles the timing loop itself too
+      time(pg, BenchCollective.ALLREDUCE, tiny, tiny, ReduceOp.SUM, root, 100);
+      time(
+          pg,
+          collective,
+          slice(in, collective.inputCount(n, n) * size, type),
+          slice(out, collective.outputCount(n, n) * size, type),
+          op,
+          root,
+          1);
     }
     if (pg.rank() == 0) {
       System.out.println(BenchTable.header(collective, n, pg.backend(), type, op));
@@ -84,13 +91,7 @@ public final class BenchWorker {
         collective.start(pg, input, output, op, root).await();
       }
       pg.barrier().await();
-      long start = System.nanoTime();
-      Work last = null;
-      for (long i = 0; i < iterations; i++) {
-        last = collective.start(pg, input, output, op, root);
-        last.await();
-      }
-      double us = (System.nanoTime() - start) / 1e3 / iterations;
+      double us = time(pg, collective, input, output, op, root, iterations) / 1e3 / iterations;
       long wrong = check(pg, collective, type, op, root, count, input, output, in, out);
       if (pg.rank() == 0) {
         System.out.println(
@@ -98,6 +99,22 @@ public final class BenchWorker {
                 total, count, type, op, collective, root, us, collective.busFactor(n), wrong));
       }
     }
+  }
+
+  /** Nanoseconds for {@code iterations} calls, each awaited before the next. */
+  private static long time(
+      ProcessGroup pg,
+      BenchCollective collective,
+      HostBuffer input,
+      HostBuffer output,
+      ReduceOp op,
+      int root,
+      long iterations) {
+    long start = System.nanoTime();
+    for (long i = 0; i < iterations; i++) {
+      collective.start(pg, input, output, op, root).await();
+    }
+    return System.nanoTime() - start;
   }
 
   private static HostBuffer slice(ByteBuffer b, long bytes, DataType type) {

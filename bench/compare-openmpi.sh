@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# ddp4j's cpu all-reduce against OpenMPI's MPI_Allreduce (float32 sum, in place), same sizes and
+# iteration counts, run one after the other in this one invocation, printed side by side with the
+# ratio per size (busbw ratio > 1: ddp4j is faster).
+#
+#   mvn -B -q package -DskipTests            # builds launcher/target/launcher.jar
+#   apt-get install -y openmpi-bin libopenmpi-dev
+#   bench/compare-openmpi.sh                  # NP=2 MIN=8 MAX=268435456 by default
+set -euo pipefail
+NP=${NP:-2}
+MIN=${MIN:-8}
+MAX=${MAX:-268435456}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+JAR=$ROOT/launcher/target/launcher.jar
+[ -f "$JAR" ] || { echo "no $JAR: build it first with mvn -B -q package -DskipTests" >&2; exit 2; }
+command -v mpicc >/dev/null || { echo "needs OpenMPI: apt-get install -y openmpi-bin libopenmpi-dev" >&2; exit 2; }
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+mpicc -O2 -o "$WORK/mpi_allreduce" "$ROOT/bench/mpi_allreduce.c"
+
+java -jar "$JAR" bench --nproc-per-node="$NP" --backend cpu --op allreduce -b "$MIN" -e "$MAX" | tee "$WORK/ddp4j.txt" >&2
+mpirun --allow-run-as-root --oversubscribe -np "$NP" "$WORK/mpi_allreduce" "$MIN" "$MAX" | tee "$WORK/mpi.txt" >&2
+
+echo "# all-reduce float32 sum in place, $NP ranks: ddp4j cpu vs OpenMPI $(mpirun --version 2>/dev/null | head -1 | awk '{print $NF}')"
+awk '
+  FNR == NR { if ($1 !~ /^#/) { mpiTime[$1] = $3; mpiBus[$1] = $5 } next }
+  $1 !~ /^#/ && ($1 in mpiTime) {
+    if (!header++) printf "%12s %12s %12s %10s %10s %10s %6s\n", "bytes", "ddp4j(us)", "mpi(us)", "ddp4j GB/s", "mpi GB/s", "busbw x", "check"
+    printf "%12d %12.2f %12.2f %10.3f %10.3f %10.2f %6s\n", $1, $6, mpiTime[$1], $8, mpiBus[$1], (mpiBus[$1] > 0 ? $8 / mpiBus[$1] : 0), $9
+  }' "$WORK/mpi.txt" "$WORK/ddp4j.txt"

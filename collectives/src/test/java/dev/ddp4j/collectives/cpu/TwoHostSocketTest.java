@@ -1,0 +1,97 @@
+package dev.ddp4j.collectives.cpu;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ddp4j.testing.RankProcesses;
+import dev.ddp4j.testing.RankProcesses.Outcome;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two "hosts" on this machine: each rank in its own network namespace (joined by a veth pair) and
+ * UTS namespace (its own host name), so the cpu group must use sockets over that link. Needs root
+ * and iproute2 (as in CI); skipped with the reason elsewhere.
+ */
+class TwoHostSocketTest {
+
+  private final String id = Long.toString(ProcessHandle.current().pid() % 100_000);
+  private final List<String> namespaces = List.of("ddp4j-a" + id, "ddp4j-b" + id);
+
+  @BeforeEach
+  void createHosts() throws Exception {
+    String a = namespaces.get(0);
+    String b = namespaces.get(1);
+    String va = "d4ja" + id;
+    String vb = "d4jb" + id;
+    String failed =
+        sh(
+            "ip netns add " + a,
+            "ip netns add " + b,
+            "ip link add " + va + " type veth peer name " + vb,
+            "ip link set " + va + " netns " + a,
+            "ip link set " + vb + " netns " + b,
+            "ip -n " + a + " addr add 10.231.7.1/24 dev " + va,
+            "ip -n " + b + " addr add 10.231.7.2/24 dev " + vb,
+            "ip -n " + a + " link set " + va + " up",
+            "ip -n " + b + " link set " + vb + " up",
+            "ip -n " + a + " link set lo up",
+            "ip -n " + b + " link set lo up");
+    Assumptions.assumeTrue(
+        failed == null, "needs root and iproute2 to build network namespaces: " + failed);
+  }
+
+  @AfterEach
+  void removeHosts() throws Exception {
+    for (String ns : namespaces) {
+      sh("ip netns del " + ns);
+    }
+  }
+
+  @Test
+  void shouldRunEveryCollectiveBetweenTwoHostsOverSockets() throws Exception {
+    List<Outcome> outcomes =
+        RankProcesses.run(
+            2,
+            rank ->
+                List.of(
+                    "ip",
+                    "netns",
+                    "exec",
+                    namespaces.get(rank),
+                    "unshare",
+                    "--uts",
+                    "sh",
+                    "-c",
+                    "hostname host" + rank + " && exec \"$0\" \"$@\""),
+            Map.of("DDP4J_SOCKET_IFNAME", "d4j", "DDP4J_DEBUG", "INFO"),
+            CorrectnessScenario.class,
+            240,
+            "quick");
+    String all = RankProcesses.describe(outcomes);
+    for (Outcome o : outcomes) {
+      assertThat(o.exitStatus()).as(all).isZero();
+    }
+    assertThat(outcomes.get(0).output())
+        .contains("Channel 00/01 : 0[0] -> 1[1] via NET/Socket (10.231.7.2:");
+  }
+
+  /** Runs each command; null if all succeeded, else the first failure. */
+  private static String sh(String... commands) throws IOException, InterruptedException {
+    for (String c : commands) {
+      List<String> argv = new ArrayList<>(List.of(c.split(" ")));
+      Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
+      if (!p.waitFor(20, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        p.destroyForcibly();
+        return c + ": " + new String(p.getInputStream().readAllBytes()).trim();
+      }
+    }
+    return null;
+  }
+}
