@@ -31,8 +31,9 @@ final class Advice {
       out.add(
           "ranks will use GPU order "
               + order
-              + " (local rank i -> GPU order[i]) so that neighbouring ranks share the fastest"
-              + " links; the launcher applies it, --no-gpu-reorder keeps 0,1,2,...");
+              + " (local rank i -> GPU order[i], as CUDA_VISIBLE_DEVICES="
+              + order
+              + ") so that neighbouring ranks share the fastest links");
     }
     if (o.forced().isPresent() && !plan.table().get(0).timeUs().containsKey(o.forced().get())) {
       out.add(
@@ -110,22 +111,39 @@ final class Advice {
   }
 
   private static java.util.Optional<String> hierarchicalGain(Plan plan) {
+    Prediction first = null;
+    Prediction last = null;
+    double best = 0;
+    long bestBytes = 0;
     for (Prediction p : plan.table()) {
       if (p.chosen() == Algorithm.HIERARCHICAL) {
-        Prediction big = plan.table().get(plan.table().size() - 1);
-        double ratio = big.timeUs().get(Algorithm.RING) / big.timeUs().get(Algorithm.HIERARCHICAL);
-        return java.util.Optional.of(
-            String.format(
-                Locale.ROOT,
-                "the hierarchical schedule (%d islands of %d) is predicted %.1fx faster than the"
-                    + " flat ring at large sizes and is used from %s; DDP4J_ALGO=ring forces the"
-                    + " ring",
-                plan.islands().size(),
-                plan.islands().get(0).length,
-                ratio,
-                Sizes.human(p.bytes())));
+        first = first == null ? p : first;
+        last = p;
+        double ratio = p.timeUs().get(Algorithm.RING) / p.timeUs().get(Algorithm.HIERARCHICAL);
+        if (ratio > best) {
+          best = ratio;
+          bestBytes = p.bytes();
+        }
       }
     }
-    return java.util.Optional.empty();
+    if (first == null) {
+      return java.util.Optional.empty();
+    }
+    boolean toTheEnd = last == plan.table().get(plan.table().size() - 1);
+    return java.util.Optional.of(
+        String.format(
+            Locale.ROOT,
+            "the hierarchical schedule (%d islands of %d) is predicted %.1fx faster than the flat"
+                + " ring at %s%s and is used %s; DDP4J_ALGO=ring forces the ring",
+            plan.islands().size(),
+            plan.islands().get(0).length,
+            last.timeUs().get(Algorithm.RING) / last.timeUs().get(Algorithm.HIERARCHICAL),
+            Sizes.human(last.bytes()),
+            bestBytes == last.bytes()
+                ? ""
+                : String.format(Locale.ROOT, " (%.1fx at %s)", best, Sizes.human(bestBytes)),
+            toTheEnd
+                ? "from " + Sizes.human(first.bytes())
+                : "from " + Sizes.human(first.bytes()) + " to " + Sizes.human(last.bytes())));
   }
 }

@@ -40,39 +40,44 @@ public final class CostModel {
         p.flow(ring[i], ring[(i + 1) % n], chunk);
       }
     }
-    p.reduce(chunk * rings.size() / 2);
+    p.channels(rings.size()).reduce(chunk * rings.size() / 2);
     return 2.0 * (n - 1) * p.stepUs();
   }
 
-  /** Double binary tree all-reduce: half the data per tree, reduce up and broadcast down. */
+  /**
+   * Double binary tree all-reduce, one channel per tree on its half of the data, as {@code
+   * TreeSchedules} runs it: slices pipeline up the tree (each rank reduces its children's slices
+   * and passes the sum on), then down (each rank copies its parent's slice and passes it on).
+   */
   public double treeUs(DoubleTree trees, double bytes) {
     int n = devices.length;
     if (n == 1) {
       return 0;
     }
-    double perTree = bytes / trees.parents().size();
+    int count = trees.parents().size();
+    double perTree = bytes / count;
     long slices = Math.max(1, (long) Math.ceil(perTree / params.sliceBytes()));
     double slice = perTree / slices;
-    PhaseCost p = phase();
+    PhaseCost up = phase().channels(count).receives(2).reduce(2 * slice * count);
+    PhaseCost down = phase().channels(count);
     int depth = 0;
-    for (int k = 0; k < trees.parents().size(); k++) {
+    for (int k = 0; k < count; k++) {
       int[] parent = trees.parents().get(k);
       for (int r = 0; r < n; r++) {
         if (parent[r] >= 0) {
-          p.flow(r, parent[r], slice);
-          p.flow(parent[r], r, slice);
+          up.flow(r, parent[r], slice);
+          down.flow(parent[r], r, slice);
         }
       }
       depth = Math.max(depth, trees.depth(k));
     }
-    p.reduce(2 * slice * trees.parents().size());
-    return (slices + 2.0 * depth - 1) * p.stepUs();
+    return (slices + depth - 1.0) * (up.stepUs() + down.stepUs());
   }
 
-  /** One-shot: every rank receives every other rank's whole buffer and reduces locally. */
-  public double oneShotUs(double bytes) {
+  /** One-shot over {@code channels} channels: every rank receives every other rank's buffer. */
+  public double oneShotUs(double bytes, int channels) {
     int n = devices.length;
-    PhaseCost p = phase();
+    PhaseCost p = phase().channels(channels).receives(n - 1);
     for (int a = 0; a < n; a++) {
       for (int b = 0; b < n; b++) {
         if (a != b) {
@@ -84,12 +89,12 @@ public final class CostModel {
     return n == 1 ? 0 : p.stepUs();
   }
 
-  /** Two-shot: direct reduce-scatter of 1/n blocks, then direct all-gather. */
-  public double twoShotUs(double bytes) {
+  /** Two-shot over {@code channels}: direct reduce-scatter of 1/n blocks, then all-gather. */
+  public double twoShotUs(double bytes, int channels) {
     int n = devices.length;
     double block = bytes / n;
-    PhaseCost scatter = phase();
-    PhaseCost gather = phase();
+    PhaseCost scatter = phase().channels(channels).receives(n - 1);
+    PhaseCost gather = phase().channels(channels).receives(n - 1);
     for (int a = 0; a < n; a++) {
       for (int b = 0; b < n; b++) {
         if (a != b) {
@@ -122,7 +127,7 @@ public final class CostModel {
       }
     }
     intra.reduce(2 * intraChunk);
-    intra.channels(channelPairs);
+    intra.channels(2 * channelPairs);
     double interChunk = bytes / k / (m * 2.0);
     PhaseCost inter = phase();
     for (int j = 0; j < k; j++) {
@@ -134,7 +139,7 @@ public final class CostModel {
       }
     }
     inter.reduce(interChunk);
-    inter.channels(channelPairs);
+    inter.channels(2 * channelPairs);
     double intraUs = (k - 1) * intra.stepUs();
     return 2 * intraUs + 2.0 * (m - 1) * inter.stepUs();
   }

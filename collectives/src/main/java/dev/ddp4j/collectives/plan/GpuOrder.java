@@ -35,4 +35,17 @@ public final class GpuOrder {
     int[] order = scorer.score(identity).compareTo(scorer.score(best)) >= 0 ? identity : best;
     return Arrays.copyOf(order, ranks);
   }
+
+  /**
+   * The {@code CUDA_VISIBLE_DEVICES} value that gives local rank i the i-th GPU of {@code order}
+   * (CUDA ordinals from the devices' {@code dev} attribute).
+   */
+  public static String cudaVisibleDevices(Topology t, int[] order) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < order.length; i++) {
+      sb.append(i == 0 ? "" : ",")
+          .append(t.device(order[i]).attr("dev", Integer.toString(order[i])));
+    }
+    return sb.toString();
+  }
 }

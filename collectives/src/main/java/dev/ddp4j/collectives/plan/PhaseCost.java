@@ -4,10 +4,11 @@ import dev.ddp4j.collectives.topology.Route;
 import dev.ddp4j.collectives.topology.Topology;
 
 /**
- * One phase of an algorithm: a set of flows that run at the same time, repeated {@code steps}
- * times. A step lasts as long as its most loaded directed link needs (bytes of every flow crossing
- * it, over its bandwidth), or its largest flow at one channel's rate, plus the longest route's
- * latency, the step overhead and the time to reduce what was received.
+ * One step of an algorithm, repeated: the flows that run at the same time. A step lasts as long as
+ * the slowest of: its most loaded directed link (bytes of every flow crossing it, over its
+ * bandwidth), and the busiest rank's sends through its channels (each channel moves at most {@link
+ * CostParams#channelGbps}); plus the longest route's latency, a step overhead per message the
+ * busiest rank receives on one channel, and the time to reduce what it received.
  */
 final class PhaseCost {
 
@@ -15,32 +16,40 @@ final class PhaseCost {
   private final int[] devices;
   private final CostParams params;
   private final double[] linkBytes;
-  private double maxFlowBytes;
+  private final double[] sendBytes;
   private double maxLatencyUs;
   private double reduceBytes;
-  private int channelsPerFlow = 1;
+  private int channels = 1;
+  private int receivesPerChannel = 1;
 
   PhaseCost(Topology t, int[] devices, CostParams params) {
     this.t = t;
     this.devices = devices;
     this.params = params;
     this.linkBytes = new double[2 * t.links().size()];
+    this.sendBytes = new double[devices.length];
   }
 
-  /** Rank {@code from} sends {@code bytes} to rank {@code to} in every step of the phase. */
+  /** Rank {@code from} sends {@code bytes} to rank {@code to} in every step. */
   PhaseCost flow(int from, int to, double bytes) {
     Route r = t.route(devices[from], devices[to]);
     for (int h : r.hops()) {
       linkBytes[h] += bytes;
     }
-    maxFlowBytes = Math.max(maxFlowBytes, bytes);
+    sendBytes[from] += bytes;
     maxLatencyUs = Math.max(maxLatencyUs, r.latencyUs());
     return this;
   }
 
-  /** Spreads every flow over {@code c} channels, each capped at the channel rate. */
+  /** The channels the flows of each rank are spread over (they run in parallel). */
   PhaseCost channels(int c) {
-    channelsPerFlow = c;
+    channels = c;
+    return this;
+  }
+
+  /** Messages one channel of the busiest rank receives per step (each costs the overhead). */
+  PhaseCost receives(int perChannel) {
+    receivesPerChannel = perChannel;
     return this;
   }
 
@@ -52,7 +61,10 @@ final class PhaseCost {
 
   /** Duration of one step, µs. */
   double stepUs() {
-    double transferUs = maxFlowBytes / channelsPerFlow / (params.channelGbps() * 1e3);
+    double transferUs = 0;
+    for (double bytes : sendBytes) {
+      transferUs = Math.max(transferUs, bytes / channels / (params.channelGbps() * 1e3));
+    }
     for (int h = 0; h < linkBytes.length; h++) {
       if (linkBytes[h] > 0) {
         transferUs = Math.max(transferUs, linkBytes[h] / (t.link(h >> 1).gbps() * 1e3));
@@ -60,21 +72,7 @@ final class PhaseCost {
     }
     return transferUs
         + maxLatencyUs
-        + params.stepOverheadUs()
+        + receivesPerChannel * params.stepOverheadUs()
         + reduceBytes / (params.reduceGbps() * 1e3);
-  }
-
-  /** The directed link with the most time per step, or -1 when nothing flows. */
-  int bottleneckLink() {
-    int best = -1;
-    double bestUs = 0;
-    for (int h = 0; h < linkBytes.length; h++) {
-      double us = linkBytes[h] / (t.link(h >> 1).gbps() * 1e3);
-      if (us > bestUs) {
-        bestUs = us;
-        best = h;
-      }
-    }
-    return best;
   }
 }

@@ -12,6 +12,8 @@ import java.util.List;
  * @param trees the double binary tree
  * @param islands islands for the hierarchical algorithm (rank ids in intra-island ring order), or
  *     empty
+ * @param wideChannels channels of the hierarchical, one-shot and two-shot schedules (hierarchical
+ *     runs half of them in each direction)
  * @param directOk whether one-shot and two-shot apply (every pair has a direct P2P or shared-memory
  *     path)
  * @param table predictions for 8 B, 16 B, ... 4 GiB (powers of two)
@@ -23,6 +25,7 @@ public record Plan(
     List<int[]> rings,
     DoubleTree trees,
     List<int[]> islands,
+    int wideChannels,
     boolean directOk,
     List<Prediction> table,
     List<String> warnings) {

@@ -24,11 +24,10 @@ public final class PlanCompiler {
   public static Schedule allReduce(Plan plan, Algorithm a, long count, long maxStepElements) {
     int n = plan.ranks();
     return switch (a) {
-      case RING ->
-          RingSchedules.allReduce(plan.rings().toArray(new int[0][]), count, maxStepElements);
+      case RING -> RingSchedules.allReduce(rings(plan), count, maxStepElements);
       case TREE -> TreeSchedules.allReduce(plan.trees().parents(), count, maxStepElements);
-      case ONESHOT -> DirectSchedules.oneShot(n, count);
-      case TWOSHOT -> DirectSchedules.twoShot(n, count);
+      case ONESHOT -> DirectSchedules.oneShot(n, count, plan.wideChannels());
+      case TWOSHOT -> DirectSchedules.twoShot(n, count, plan.wideChannels());
       case HIERARCHICAL -> {
         if (plan.islands().isEmpty()) {
           throw new IllegalArgumentException(
@@ -36,8 +35,28 @@ public final class PlanCompiler {
                   + n
                   + " ranks have none (use ring or tree)");
         }
-        yield HierarchicalSchedules.allReduce(plan.islands(), count, 2, maxStepElements);
+        yield HierarchicalSchedules.allReduce(
+            plan.islands(), count, plan.wideChannels(), maxStepElements);
       }
     };
+  }
+
+  /** Broadcast from {@code root}, pipelined along the plan's ring channels. */
+  public static Schedule broadcast(Plan plan, int root, long count, long maxStepElements) {
+    return RingSchedules.broadcast(rings(plan), root, count, maxStepElements);
+  }
+
+  /** All-gather of {@code blockCount} elements per rank around the plan's ring channels. */
+  public static Schedule allGather(Plan plan, long blockCount, long maxStepElements) {
+    return RingSchedules.allGather(rings(plan), blockCount, maxStepElements);
+  }
+
+  /** Reduce-scatter of {@code blockCount} elements per rank around the plan's ring channels. */
+  public static Schedule reduceScatter(Plan plan, long blockCount, long maxStepElements) {
+    return RingSchedules.reduceScatter(rings(plan), blockCount, maxStepElements);
+  }
+
+  private static int[][] rings(Plan plan) {
+    return plan.rings().toArray(new int[0][]);
   }
 }

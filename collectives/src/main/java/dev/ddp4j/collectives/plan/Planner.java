@@ -35,7 +35,7 @@ public final class Planner {
     DoubleTree trees = DoubleTree.over(rings.get(0));
     List<int[]> islands = orderedIslands(t, devices);
     boolean directOk = directOk(t, devices);
-    int hierChannels = Math.max(1, o.maxChannels() / 2);
+    int hierPairs = Math.max(1, o.maxChannels() / 2);
     List<Prediction> table = new ArrayList<>();
     for (long bytes = 8; bytes <= MAX_TABLE_BYTES; bytes <<= 1) {
       Map<Algorithm, Double> us = new EnumMap<>(Algorithm.class);
@@ -44,11 +44,11 @@ public final class Planner {
         us.put(Algorithm.TREE, cost.treeUs(trees, bytes));
       }
       if (directOk && n > 1) {
-        us.put(Algorithm.ONESHOT, cost.oneShotUs(bytes));
-        us.put(Algorithm.TWOSHOT, cost.twoShotUs(bytes));
+        us.put(Algorithm.ONESHOT, cost.oneShotUs(bytes, 2 * hierPairs));
+        us.put(Algorithm.TWOSHOT, cost.twoShotUs(bytes, 2 * hierPairs));
       }
       if (!islands.isEmpty()) {
-        us.put(Algorithm.HIERARCHICAL, cost.hierarchicalUs(islands, bytes, hierChannels));
+        us.put(Algorithm.HIERARCHICAL, cost.hierarchicalUs(islands, bytes, hierPairs));
       }
       Algorithm chosen = Algorithm.RING;
       for (Map.Entry<Algorithm, Double> e : us.entrySet()) {
@@ -63,13 +63,22 @@ public final class Planner {
     }
     Plan draft =
         new Plan(
-            TopologyHash.sha256(t), devices, rings, trees, islands, directOk, table, List.of());
+            TopologyHash.sha256(t),
+            devices,
+            rings,
+            trees,
+            islands,
+            2 * hierPairs,
+            directOk,
+            table,
+            List.of());
     return new Plan(
         draft.topologyHash(),
         devices,
         rings,
         trees,
         islands,
+        2 * hierPairs,
         directOk,
         table,
         Advice.warnings(t, draft, o));

@@ -78,6 +78,12 @@ public final class RouteLines {
     if (r.type() == PathType.NET) {
       return "NET/Socket";
     }
+    String p2p = t.device(r.from()).attr("p2p", null);
+    String peer = t.device(r.to()).attr("dev", "");
+    if (p2p != null && !java.util.Arrays.asList(p2p.split(",")).contains(peer)) {
+      // The driver said no (cuDeviceCanAccessPeer): the executor stages through host memory.
+      return "SHM";
+    }
     if (!t.hasGpus() || r.type() == PathType.SYS) {
       // P2P across the socket interconnect is unsupported or slow: GPUs go through host memory.
       return "SHM";

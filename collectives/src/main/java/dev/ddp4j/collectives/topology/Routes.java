@@ -147,8 +147,14 @@ final class Routes {
         lanes = Math.min(lanes, l.lanes());
       }
     }
+    boolean allLoc = hops.length > 0;
+    for (int h : hops) {
+      allLoc &= t.link(Route.linkOf(h)).type() == LinkType.LOC;
+    }
     PathType type;
-    if (allNvl) {
+    if (allLoc) {
+      type = PathType.LOC;
+    } else if (allNvl) {
       type = PathType.NV;
     } else if (net) {
       type = PathType.NET;

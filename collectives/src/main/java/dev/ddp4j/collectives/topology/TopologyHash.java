@@ -31,17 +31,22 @@ public final class TopologyHash {
           .append('\n');
     }
     for (Link l : t.links()) {
-      sb.append(
-          String.format(
-              java.util.Locale.ROOT,
-              "l %d %d %d %s %d %.3f %.3f%n",
-              l.id(),
-              l.a(),
-              l.b(),
-              l.type(),
-              l.lanes(),
-              l.gbps(),
-              l.latencyUs()));
+      // Milli-units as integers: the same text on every JVM, and no Formatter on the startup path.
+      sb.append("l ")
+          .append(l.id())
+          .append(' ')
+          .append(l.a())
+          .append(' ')
+          .append(l.b())
+          .append(' ')
+          .append(l.type())
+          .append(' ')
+          .append(l.lanes())
+          .append(' ')
+          .append(Math.round(l.gbps() * 1000))
+          .append(' ')
+          .append(Math.round(l.latencyUs() * 1000))
+          .append('\n');
     }
     return sb.toString();
   }

@@ -21,6 +21,9 @@ public final class TopologyMatrix {
     }
     sb.append("\nLegend:\n\n");
     for (PathType p : PathType.values()) {
+      if (p == PathType.LOC && t.hasGpus()) {
+        continue;
+      }
       String name = p == PathType.NV ? "NV#" : p.name();
       sb.append(String.format("  %-4s = %s%n", name, p.meaning()));
     }

@@ -35,6 +35,15 @@ class PlanCompilerTest {
   }
 
   @Test
+  void shouldCompileTheOtherCollectivesOverThePlansRings() {
+    Topology t = Fixtures.load(Fixtures.DGX1_V100_XML);
+    Plan plan = Planner.plan(t, 8, PlannerOptions.defaults(true));
+    ScheduleChecker.check(PlanCompiler.broadcast(plan, 5, 301, 16));
+    ScheduleChecker.check(PlanCompiler.allGather(plan, 37, 16));
+    ScheduleChecker.check(PlanCompiler.reduceScatter(plan, 37, 16));
+  }
+
+  @Test
   void shouldCompileHierarchicalAcrossHosts() {
     Topology host = Fixtures.load(Fixtures.A100_4);
     Topology job = MultiHost.join(List.of(host, host, host));
@@ -52,5 +61,18 @@ class PlanCompilerTest {
     Topology t = RandomTopologies.generate(seed, gpus);
     Plan plan = Planner.plan(t, gpus, PlannerOptions.defaults(true));
     checkEveryAlgorithm(plan, count, maxStep);
+  }
+
+  @Property(tries = 25)
+  void shouldCompileCorrectSchedulesAcrossRandomHosts(
+      @ForAll long seed,
+      @ForAll @IntRange(min = 2, max = 3) int hosts,
+      @ForAll @IntRange(min = 1, max = 4) int gpusPerHost,
+      @ForAll @IntRange(min = 1, max = 200) int count) {
+    Topology host = RandomTopologies.generate(seed, Math.max(2, gpusPerHost));
+    Topology job = MultiHost.join(java.util.Collections.nCopies(hosts, host));
+    Plan plan = Planner.plan(job, job.deviceCount(), PlannerOptions.defaults(true));
+    assertThat(plan.islands()).hasSize(hosts);
+    checkEveryAlgorithm(plan, count, 16);
   }
 }

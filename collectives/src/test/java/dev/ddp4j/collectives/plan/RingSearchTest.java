@@ -77,7 +77,7 @@ class RingSearchTest {
 
   @Property(tries = 60)
   void shouldMatchBruteForceOnRandomMachines(
-      @ForAll long seed, @ForAll @IntRange(min = 3, max = 7) int gpus) {
+      @ForAll long seed, @ForAll @IntRange(min = 3, max = 8) int gpus) {
     Topology t = RandomTopologies.generate(seed, gpus);
     assertOptimal(t, gpus, null, "seed " + seed + " gpus " + gpus);
   }

@@ -109,17 +109,12 @@ public final class GraphAdapter implements ModelAdapter {
 
   @Override
   public void addListenerFirst(TrainingListener listener) {
-    List<TrainingListener> all = new ArrayList<>();
-    all.add(listener);
-    all.addAll(graph.getListeners());
-    graph.setListeners(all);
+    Listeners.addFirst(graph, graph.getListeners(), listener);
   }
 
   @Override
   public void removeListener(TrainingListener listener) {
-    List<TrainingListener> all = new ArrayList<>(graph.getListeners());
-    all.remove(listener);
-    graph.setListeners(all);
+    Listeners.remove(graph, graph.getListeners(), listener);
   }
 
   @Override
@@ -139,16 +134,12 @@ public final class GraphAdapter implements ModelAdapter {
 
   @Override
   public void epochStart() {
-    for (TrainingListener l : graph.getListeners()) {
-      l.onEpochStart(graph);
-    }
+    Listeners.epochStart(graph, graph.getListeners());
   }
 
   @Override
   public void epochEnd() {
-    for (TrainingListener l : graph.getListeners()) {
-      l.onEpochEnd(graph);
-    }
+    Listeners.epochEnd(graph, graph.getListeners());
     graph.incrementEpochCount();
   }
 

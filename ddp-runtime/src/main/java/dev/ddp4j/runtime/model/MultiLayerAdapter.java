@@ -84,17 +84,12 @@ public final class MultiLayerAdapter implements ModelAdapter {
 
   @Override
   public void addListenerFirst(TrainingListener listener) {
-    List<TrainingListener> all = new ArrayList<>();
-    all.add(listener);
-    all.addAll(net.getListeners());
-    net.setListeners(all);
+    Listeners.addFirst(net, net.getListeners(), listener);
   }
 
   @Override
   public void removeListener(TrainingListener listener) {
-    List<TrainingListener> all = new ArrayList<>(net.getListeners());
-    all.remove(listener);
-    net.setListeners(all);
+    Listeners.remove(net, net.getListeners(), listener);
   }
 
   @Override
@@ -112,16 +107,12 @@ public final class MultiLayerAdapter implements ModelAdapter {
 
   @Override
   public void epochStart() {
-    for (TrainingListener l : net.getListeners()) {
-      l.onEpochStart(net);
-    }
+    Listeners.epochStart(net, net.getListeners());
   }
 
   @Override
   public void epochEnd() {
-    for (TrainingListener l : net.getListeners()) {
-      l.onEpochEnd(net);
-    }
+    Listeners.epochEnd(net, net.getListeners());
     net.incrementEpochCount();
   }
 

@@ -1,0 +1,412 @@
+// ddp4j all-reduce kernels: one process per GPU, every rank's scratch buffer mapped into every other
+// rank through CUDA IPC. Data moves by remote stores over NVLink ("push"); ranks synchronise through
+// sequence-numbered flags in peer memory, with system-scope release/acquire, so there is no host round
+// trip per step. The scratch layout (see ScratchLayout.java for the same picture):
+//
+//   rank q's scratch
+//   +---------------------------------------------+ 0
+//   | flags[MAX_BLOCKS][MAX_RANKS]  u64           |  flags[b][p] is written only by rank p: the
+//   |                                             |  newest (seq << 16 | step) its block b finished
+//   +---------------------------------------------+ FLAG_BYTES
+//   | half 0: slot[0] | slot[1] | ... slot[n-2]   |  slot[(p - q - 1) mod n] holds what peer p
+//   +---------------------------------------------+  FLAG_BYTES + (n-1) * slotBytes  pushed to q
+//   | half 1: slot[0] | slot[1] | ... slot[n-2]   |  call seq uses half seq % 2
+//   +---------------------------------------------+  FLAG_BYTES + 2 * (n-1) * slotBytes
+//   | LL half 0: ll[0] .. ll[n-2] | LL half 1: .. |  LL_SLOT_BYTES each, written only by the LL kernel
+//   +---------------------------------------------+  (its flags are inside the data, so no other
+//                                                      algorithm's bytes may ever land there)
+//
+// Why two halves are enough: a rank writes half h again only at call seq + 2. Its kernel for seq + 2
+// starts after its kernel for seq + 1 ended (one stream per group, ordered by the host), which waited for
+// flags of every peer's kernel seq + 1, which started only after that peer's kernel seq had ended, so
+// nobody still reads half h. Flags only grow, so they are never reset.
+//
+// Compile: scripts/build-ptx.sh (nvcc -ptx -arch=compute_90); the PTX ships as a resource and a test checks
+// that it matches this file.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+#define MAX_RANKS 8
+#define MAX_BLOCKS 512
+#define FLAG_BYTES (MAX_BLOCKS * MAX_RANKS * 8)
+#define THREADS 512
+#define LL_SLOT_BYTES (512 << 10)
+
+// Kernel parameters, passed by value as 18 64-bit words (the Java side fills a long[18]).
+struct Params {
+  const char* in;                 // this rank's input (device pointer in this process)
+  char* out;                      // this rank's output (may equal in)
+  unsigned long long count;       // elements in this launch
+  unsigned long long seq;         // call sequence number, >= 1, the same on every rank
+  unsigned long long rank;        // this rank
+  unsigned long long nranks;      // ranks in the group, <= MAX_RANKS
+  unsigned long long slotBytes;   // bytes of one sender slot (a multiple of 16)
+  unsigned long long stepBytes;   // pipeline step per block for one-shot (a multiple of 16)
+  unsigned long long blocks;      // one-shot: pusher blocks (the grid is twice that); two-shot: the grid
+  unsigned long long timeoutNs;   // a wait on a peer longer than this traps the kernel
+  char* scratch[MAX_RANKS];       // every rank's scratch base as mapped in this process (own included)
+};
+
+enum { OP_SUM = 0, OP_AVG = 1, OP_PROD = 2, OP_MIN = 3, OP_MAX = 4 };
+
+// ---- element types: T in memory, A the type a reduction accumulates in (fp16/bf16 in fp32) ----
+template <typename T> struct Acc { typedef T A; };
+template <> struct Acc<__half> { typedef float A; };
+template <> struct Acc<__nv_bfloat16> { typedef float A; };
+template <> struct Acc<int8_t> { typedef int A; };
+template <> struct Acc<uint8_t> { typedef unsigned A; };
+
+template <typename T> __device__ __forceinline__ typename Acc<T>::A toAcc(T v) { return (typename Acc<T>::A)v; }
+template <> __device__ __forceinline__ float toAcc<__half>(__half v) { return __half2float(v); }
+template <> __device__ __forceinline__ float toAcc<__nv_bfloat16>(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <typename T> __device__ __forceinline__ T fromAcc(typename Acc<T>::A a) { return (T)a; }
+template <> __device__ __forceinline__ __half fromAcc<__half>(float a) { return __float2half_rn(a); }
+template <> __device__ __forceinline__ __nv_bfloat16 fromAcc<__nv_bfloat16>(float a) { return __float2bfloat16_rn(a); }
+
+template <int OP, typename A> __device__ __forceinline__ A combine(A a, A b) {
+  if (OP == OP_SUM || OP == OP_AVG) return a + b;
+  if (OP == OP_PROD) return a * b;
+  if (OP == OP_MIN) return b < a ? b : a;
+  return b > a ? b : a;
+}
+// AVG divides once at the end; integer division truncates toward zero, as ReduceOp documents.
+template <int OP, typename A> __device__ __forceinline__ A finish(A a, unsigned long long n) {
+  if (OP == OP_AVG) return a / (A)n;
+  return a;
+}
+
+// ---- flags ----
+__device__ __forceinline__ unsigned long long* flagAt(char* scratch, unsigned long long block, unsigned long long sender) {
+  return reinterpret_cast<unsigned long long*>(scratch) + block * MAX_RANKS + sender;
+}
+__device__ __forceinline__ void storeRelease(unsigned long long* p, unsigned long long v) {
+  asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ unsigned long long loadAcquire(const unsigned long long* p) {
+  unsigned long long v;
+  asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ unsigned long long globalTimerNs() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// Called by the whole block after it wrote data to every peer: publishes `value` as block `b`'s flag
+// in every peer's scratch. The barrier gathers the block's stores; thread 0's system-scope fence then
+// makes them visible before the flag, the pattern NCCL uses. (A run with a release store alone failed
+// 2 in-place int8 cases, but the test harness then had its own race, uploads not yet landed; the fence
+// stays, since it cost nothing measurable: 1643 vs 1662 us at 512 MiB.)
+__device__ __forceinline__ void signalPeers(const Params& p, unsigned long long b, unsigned long long value) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence_system();
+    // Own flag too: a one-shot reducer reads it before it overwrites an in-place input.
+    for (unsigned long long q = 0; q < p.nranks; q++) storeRelease(flagAt(p.scratch[q], b, p.rank), value);
+  }
+}
+
+// Called by the whole block: waits until every peer's (and with `self` this rank's own) flag for block `b` in this rank's scratch reached
+// `value`. A peer that never arrives (dead process) traps the kernel after timeoutNs instead of hanging.
+__device__ __forceinline__ void waitPeers(const Params& p, unsigned long long b, unsigned long long value, bool self) {
+  unsigned long long q = threadIdx.x;
+  if (q < p.nranks && (self || q != p.rank)) {
+    const unsigned long long* f = flagAt(p.scratch[p.rank], b, q);
+    if (loadAcquire(f) < value) {
+      unsigned long long start = globalTimerNs();
+      unsigned spins = 0;
+      while (loadAcquire(f) < value) {
+        if ((++spins & 1023) == 0 && globalTimerNs() - start > p.timeoutNs) __trap();
+      }
+    }
+  }
+  __syncthreads();
+}
+
+// Where `sender`'s pushes land in `holder`'s scratch (sender != holder; for sender == holder the pointer is
+// never dereferenced).
+__device__ __forceinline__ char* slotOf(const Params& p, unsigned long long holder, unsigned long long sender) {
+  unsigned long long peerIndex = (sender + p.nranks - holder - 1) % p.nranks;
+  return p.scratch[holder] + FLAG_BYTES + (p.seq & 1ull) * (p.nranks - 1) * p.slotBytes + peerIndex * p.slotBytes;
+}
+
+// ---- data movement on element ranges [lo, hi); lo is a multiple of 16 / sizeof(T) ----
+template <typename T>
+__device__ __forceinline__ void copyRange(T* dst, const T* src, unsigned long long lo, unsigned long long hi, bool vec) {
+  const unsigned long long V = 16 / sizeof(T);
+  unsigned long long i = lo;
+  if (vec) {
+    unsigned long long nv = (hi - lo) / V;
+    const uint4* s = reinterpret_cast<const uint4*>(src + lo);
+    uint4* d = reinterpret_cast<uint4*>(dst + lo);
+    // Four 16-byte loads in flight per thread before the (remote) stores.
+    unsigned long long k = threadIdx.x;
+    for (; k + 3 * blockDim.x < nv; k += 4 * blockDim.x) {
+      uint4 a = __ldcg(s + k), b = __ldcg(s + k + blockDim.x), c = __ldcg(s + k + 2 * blockDim.x), e = __ldcg(s + k + 3 * blockDim.x);
+      __stcg(d + k, a);
+      __stcg(d + k + blockDim.x, b);
+      __stcg(d + k + 2 * blockDim.x, c);
+      __stcg(d + k + 3 * blockDim.x, e);
+    }
+    for (; k < nv; k += blockDim.x) __stcg(d + k, __ldcg(s + k));
+    i = lo + nv * V;
+  }
+  for (unsigned long long k = i + threadIdx.x; k < hi; k += blockDim.x) dst[k] = src[k];
+}
+
+// out[k] = finish(fold over ranks in rank order of (rank == me ? in : slot[rank])[k]), rank order so that
+// every rank computes bit-identical results.
+template <typename T, int OP>
+__device__ __forceinline__ void reduceRange(const Params& p, T* out, const T* in, const T* const* slots,
+                                            unsigned long long lo, unsigned long long hi, bool vec) {
+  typedef typename Acc<T>::A A;
+  const unsigned long long V = 16 / sizeof(T);
+  const unsigned n = (unsigned)p.nranks, me = (unsigned)p.rank;
+  unsigned long long i = lo;
+  if (vec && n == 2) {
+    // Two ranks: no loop over a local-memory pointer array; two vectors in flight per thread.
+    const T* s0 = me == 0 ? in : slots[0];
+    const T* s1 = me == 1 ? in : slots[1];
+    unsigned long long nv = (hi - lo) / V;
+    for (unsigned long long k = threadIdx.x; k < nv; k += blockDim.x) {
+      unsigned long long e = lo + k * V;
+      uint4 x = __ldcg(reinterpret_cast<const uint4*>(s0 + e)), y = __ldcg(reinterpret_cast<const uint4*>(s1 + e));
+      const T* xv = reinterpret_cast<const T*>(&x);
+      const T* yv = reinterpret_cast<const T*>(&y);
+      uint4 res;
+      T* rv = reinterpret_cast<T*>(&res);
+#pragma unroll
+      for (int j = 0; j < (int)(16 / sizeof(T)); j++) rv[j] = fromAcc<T>(finish<OP, A>(combine<OP, A>(toAcc<T>(xv[j]), toAcc<T>(yv[j])), 2));
+      *reinterpret_cast<uint4*>(out + e) = res;
+    }
+    i = lo + nv * V;
+  } else if (vec) {
+    unsigned long long nv = (hi - lo) / V;
+    for (unsigned long long k = threadIdx.x; k < nv; k += blockDim.x) {
+      unsigned long long e = lo + k * V;
+      A acc[16 / sizeof(T)];
+      for (unsigned r = 0; r < n; r++) {
+        const T* src = r == me ? in : slots[r];
+        uint4 raw = r == me ? *reinterpret_cast<const uint4*>(src + e) : __ldcg(reinterpret_cast<const uint4*>(src + e));
+        const T* v = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+        for (int j = 0; j < (int)(16 / sizeof(T)); j++) acc[j] = r == 0 ? toAcc<T>(v[j]) : combine<OP, A>(acc[j], toAcc<T>(v[j]));
+      }
+      uint4 res;
+      T* rv = reinterpret_cast<T*>(&res);
+#pragma unroll
+      for (int j = 0; j < (int)(16 / sizeof(T)); j++) rv[j] = fromAcc<T>(finish<OP, A>(acc[j], n));
+      *reinterpret_cast<uint4*>(out + e) = res;
+    }
+    i = lo + nv * V;
+  }
+  for (unsigned long long k = i + threadIdx.x; k < hi; k += blockDim.x) {
+    A acc = toAcc<T>(me == 0 ? in[k] : slots[0][k]);
+    for (unsigned r = 1; r < n; r++) acc = combine<OP, A>(acc, toAcc<T>(r == me ? in[k] : slots[r][k]));
+    out[k] = fromAcc<T>(finish<OP, A>(acc, n));
+  }
+}
+
+__device__ __forceinline__ unsigned long long roundUp(unsigned long long x, unsigned long long m) { return (x + m - 1) / m * m; }
+
+// One-shot: every rank pushes its whole input to every peer, then reduces all inputs locally.
+// Blocks [0, blocks) push slice b in steps and flag each step; blocks [blocks, 2 * blocks) wait for
+// step flags of slice b from every peer and reduce that step, so NVLink stores and local reduction overlap.
+template <typename T, int OP>
+__device__ void oneshot(const Params& p) {
+  const unsigned long long V = 16 / sizeof(T);
+  const bool vec = ((reinterpret_cast<unsigned long long>(p.in) | reinterpret_cast<unsigned long long>(p.out)) & 15) == 0;
+  const bool pusher = blockIdx.x < p.blocks;
+  const unsigned long long b = pusher ? blockIdx.x : blockIdx.x - p.blocks;
+  const unsigned long long perSlice = roundUp((p.count + p.blocks - 1) / p.blocks, V);
+  const unsigned long long lo = b * perSlice;
+  const unsigned long long hi = min(p.count, lo + perSlice);
+  const unsigned long long stepElems = p.stepBytes / sizeof(T);
+  const unsigned long long steps = hi > lo ? (hi - lo + stepElems - 1) / stepElems : 0;
+  const T* in = reinterpret_cast<const T*>(p.in);
+  if (pusher) {
+    for (unsigned long long s = 0; s < steps; s++) {
+      unsigned long long a = lo + s * stepElems, z = min(hi, a + stepElems);
+      for (unsigned long long q = 0; q < p.nranks; q++) {
+        if (q != p.rank) copyRange<T>(reinterpret_cast<T*>(slotOf(p, q, p.rank)), in, a, z, vec);
+      }
+      signalPeers(p, b, (p.seq << 16) | (s + 1));
+    }
+    return;
+  }
+  const T* slots[MAX_RANKS];
+  for (unsigned long long q = 0; q < p.nranks; q++) slots[q] = reinterpret_cast<const T*>(slotOf(p, p.rank, q));
+  for (unsigned long long s = 0; s < steps; s++) {
+    unsigned long long a = lo + s * stepElems, z = min(hi, a + stepElems);
+    waitPeers(p, b, (p.seq << 16) | (s + 1), true);
+    reduceRange<T, OP>(p, reinterpret_cast<T*>(p.out), in, slots, a, z, vec);
+  }
+}
+
+// Two-shot: reduce-scatter then all-gather, both by pushes. Rank r owns chunk r; block b handles slice b
+// of every chunk. Phase 1 pushes chunk q to rank q; phase 2 reduces chunk r, writes it to out and pushes
+// it to every peer; phase 3 copies the peers' reduced chunks from the local slots into out.
+template <typename T, int OP>
+__device__ void twoshot(const Params& p) {
+  const unsigned long long V = 16 / sizeof(T);
+  const bool vec = ((reinterpret_cast<unsigned long long>(p.in) | reinterpret_cast<unsigned long long>(p.out)) & 15) == 0;
+  const unsigned long long b = blockIdx.x;
+  const unsigned long long chunk = roundUp((p.count + p.nranks - 1) / p.nranks, V);
+  const unsigned long long perSlice = roundUp((chunk + p.blocks - 1) / p.blocks, V);
+  const T* in = reinterpret_cast<const T*>(p.in);
+  T* out = reinterpret_cast<T*>(p.out);
+  for (unsigned long long q = 0; q < p.nranks; q++) {
+    if (q == p.rank) continue;
+    unsigned long long c0 = q * chunk, c1 = min(p.count, c0 + chunk);
+    unsigned long long a = min(c1, c0 + b * perSlice), z = min(c1, a + perSlice);
+    copyRange<T>(reinterpret_cast<T*>(slotOf(p, q, p.rank)), in, a, z, vec);
+  }
+  signalPeers(p, b, (p.seq << 16) | 1);
+  waitPeers(p, b, (p.seq << 16) | 1, false);
+  const T* slots[MAX_RANKS];
+  for (unsigned long long q = 0; q < p.nranks; q++) slots[q] = reinterpret_cast<const T*>(slotOf(p, p.rank, q));
+  {
+    unsigned long long c0 = p.rank * chunk, c1 = min(p.count, c0 + chunk);
+    unsigned long long a = min(c1, c0 + b * perSlice), z = min(c1, a + perSlice);
+    reduceRange<T, OP>(p, out, in, slots, a, z, vec);
+    __syncthreads();
+    for (unsigned long long q = 0; q < p.nranks; q++) {
+      if (q != p.rank) copyRange<T>(reinterpret_cast<T*>(slotOf(p, q, p.rank)), out, a, z, vec);
+    }
+  }
+  signalPeers(p, b, (p.seq << 16) | 2);
+  waitPeers(p, b, (p.seq << 16) | 2, false);
+  for (unsigned long long q = 0; q < p.nranks; q++) {
+    if (q == p.rank) continue;
+    unsigned long long c0 = q * chunk, c1 = min(p.count, c0 + chunk);
+    unsigned long long a = min(c1, c0 + b * perSlice), z = min(c1, a + perSlice);
+    copyRange<T>(out, slots[q], a, z, vec);
+  }
+}
+
+// Copy-engine one-shot, reduce side: the host already queued, on its copy stream, copies of this rank's
+// input into every peer's slot in chunks of stepBytes, each followed by a stream write of the chunk's flag
+// (seq << 16 | chunk + 1) into flags[CE_FLAG_BLOCK][rank] of every rank, itself included. Every block
+// reduces its share of chunk c once every rank's flag says chunk c arrived (its own flag: its copy engine
+// no longer reads an in-place input it is about to overwrite).
+#define CE_FLAG_BLOCK (MAX_BLOCKS - 1)
+template <typename T, int OP>
+__device__ void cereduce(const Params& p) {
+  const unsigned long long V = 16 / sizeof(T);
+  const bool vec = ((reinterpret_cast<unsigned long long>(p.in) | reinterpret_cast<unsigned long long>(p.out)) & 15) == 0;
+  const unsigned long long chunkElems = p.stepBytes / sizeof(T);
+  const unsigned long long chunks = (p.count + chunkElems - 1) / chunkElems;
+  const T* slots[MAX_RANKS];
+  for (unsigned long long q = 0; q < p.nranks; q++) slots[q] = reinterpret_cast<const T*>(slotOf(p, p.rank, q));
+  for (unsigned long long c = 0; c < chunks; c++) {
+    unsigned long long lo = c * chunkElems, hi = min(p.count, lo + chunkElems);
+    unsigned long long per = roundUp((hi - lo + gridDim.x - 1) / gridDim.x, V);
+    unsigned long long a = min(hi, lo + blockIdx.x * per), z = min(hi, a + per);
+    waitPeers(p, CE_FLAG_BLOCK, (p.seq << 16) | (c + 1), true);
+    reduceRange<T, OP>(p, reinterpret_cast<T*>(p.out), reinterpret_cast<const T*>(p.in), slots, a, z, vec);
+  }
+}
+
+// LL ("low latency") one-shot for small messages: no fence and no separate flag. The payload travels in
+// 8-byte words that carry 4 bytes of data and the low 32 bits of seq; NVLink delivers an aligned 8-byte store
+// whole, so a word whose flag equals seq holds this call's data. Each thread pushes 8 payload bytes (two words,
+// one 16-byte store) to every peer, then polls its own LL slot for the peers' words and reduces. One NVLink
+// trip of latency instead of data, fence, flag. An LL slot holds 2 x the payload: at most 256 KiB per launch.
+__device__ __forceinline__ void storeLL(char* slot, unsigned long long u, unsigned lo, unsigned hi, unsigned flag) {
+  unsigned long long w0 = ((unsigned long long)flag << 32) | lo, w1 = ((unsigned long long)flag << 32) | hi;
+  asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(slot + 16 * u), "l"(w0), "l"(w1) : "memory");
+}
+__device__ __forceinline__ unsigned long long loadLL(const Params& p, const char* slot, unsigned long long u, unsigned flag) {
+  unsigned long long w0, w1;
+  unsigned long long start = 0;
+  unsigned spins = 0;
+  while (true) {
+    asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(w0), "=l"(w1) : "l"(slot + 16 * u) : "memory");
+    if ((unsigned)(w0 >> 32) == flag && (unsigned)(w1 >> 32) == flag) break;
+    if ((++spins & 1023) == 0) {
+      if (start == 0) start = globalTimerNs();
+      else if (globalTimerNs() - start > p.timeoutNs) __trap();
+    }
+  }
+  return (w0 & 0xffffffffull) | (w1 << 32);
+}
+
+__device__ __forceinline__ char* llSlotOf(const Params& p, unsigned long long holder, unsigned long long sender) {
+  unsigned long long peerIndex = (sender + p.nranks - holder - 1) % p.nranks;
+  return p.scratch[holder] + FLAG_BYTES + 2 * (p.nranks - 1) * p.slotBytes +
+         ((p.seq & 1ull) * (p.nranks - 1) + peerIndex) * LL_SLOT_BYTES;
+}
+
+template <typename T, int OP>
+__device__ void ll(const Params& p) {
+  typedef typename Acc<T>::A A;
+  const unsigned E = 8 / sizeof(T);  // elements per 8-byte unit
+  const unsigned flag = (unsigned)p.seq;
+  const unsigned long long units = (p.count + E - 1) / E;
+  const unsigned n = (unsigned)p.nranks, me = (unsigned)p.rank;
+  const bool aligned = ((reinterpret_cast<unsigned long long>(p.in) | reinterpret_cast<unsigned long long>(p.out)) & 7) == 0;
+  for (unsigned long long u = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; u < units;
+       u += (unsigned long long)gridDim.x * blockDim.x) {
+    const unsigned valid = (unsigned)min((unsigned long long)E, p.count - u * E);
+    unsigned long long mine = 0;
+    if (aligned && valid == E) {
+      mine = *reinterpret_cast<const unsigned long long*>(p.in + 8 * u);
+    } else {
+      const T* src = reinterpret_cast<const T*>(p.in) + u * E;
+      T* dst = reinterpret_cast<T*>(&mine);
+      for (unsigned j = 0; j < valid; j++) dst[j] = src[j];
+    }
+    for (unsigned q = 0; q < n; q++) {
+      if (q != me) storeLL(llSlotOf(p, q, me), u, (unsigned)mine, (unsigned)(mine >> 32), flag);
+    }
+    A acc[8 / sizeof(T)];
+    for (unsigned r = 0; r < n; r++) {
+      unsigned long long v = r == me ? mine : loadLL(p, llSlotOf(p, me, r), u, flag);
+      const T* e = reinterpret_cast<const T*>(&v);
+#pragma unroll
+      for (int j = 0; j < (int)(8 / sizeof(T)); j++) acc[j] = r == 0 ? toAcc<T>(e[j]) : combine<OP, A>(acc[j], toAcc<T>(e[j]));
+    }
+    unsigned long long res = 0;
+    T* rv = reinterpret_cast<T*>(&res);
+#pragma unroll
+    for (int j = 0; j < (int)(8 / sizeof(T)); j++) rv[j] = fromAcc<T>(finish<OP, A>(acc[j], n));
+    if (aligned && valid == E) {
+      *reinterpret_cast<unsigned long long*>(p.out + 8 * u) = res;
+    } else {
+      T* dst = reinterpret_cast<T*>(p.out) + u * E;
+      for (unsigned j = 0; j < valid; j++) dst[j] = rv[j];
+    }
+  }
+}
+
+#define DEFINE_KERNELS(TNAME, T, ONAME, OP)                                                              \
+  extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_oneshot_##TNAME##_##ONAME(const Params p) { \
+    oneshot<T, OP>(p);                                                                                   \
+  }                                                                                                      \
+  extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_twoshot_##TNAME##_##ONAME(const Params p) { \
+    twoshot<T, OP>(p);                                                                                   \
+  }                                                                                                      \
+  extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_cereduce_##TNAME##_##ONAME(const Params p) { \
+    cereduce<T, OP>(p);                                                                                  \
+  }                                                                                                      \
+  extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_ll_##TNAME##_##ONAME(const Params p) {       \
+    ll<T, OP>(p);                                                                                        \
+  }
+
+#define DEFINE_TYPE(TNAME, T)             \
+  DEFINE_KERNELS(TNAME, T, sum, OP_SUM)   \
+  DEFINE_KERNELS(TNAME, T, avg, OP_AVG)   \
+  DEFINE_KERNELS(TNAME, T, prod, OP_PROD) \
+  DEFINE_KERNELS(TNAME, T, min, OP_MIN)   \
+  DEFINE_KERNELS(TNAME, T, max, OP_MAX)
+
+DEFINE_TYPE(float32, float)
+DEFINE_TYPE(float64, double)
+DEFINE_TYPE(float16, __half)
+DEFINE_TYPE(bfloat16, __nv_bfloat16)
+DEFINE_TYPE(int32, int32_t)
+DEFINE_TYPE(int64, long long)
+DEFINE_TYPE(int8, int8_t)
+DEFINE_TYPE(uint8, uint8_t)

@@ -1,0 +1,73 @@
+package dev.ddp4j.collectives.cuda;
+
+import dev.ddp4j.DataType;
+import dev.ddp4j.ReduceOp;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUmodule;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * The all-reduce kernels of {@code src/main/cuda/ddp4j_allreduce.cu}, loaded from the fat binary
+ * shipped as a resource (sm_90 machine code plus compute_90 PTX, which newer GPUs JIT-compile) into
+ * the current context. Kernel names are {@code ddp4j_<algorithm>_<dtype>_<op>}, e.g. {@code
+ * ddp4j_oneshot_bfloat16_sum}.
+ */
+final class AllReduceKernels {
+
+  static final String RESOURCE = "/dev/ddp4j/collectives/cuda/ddp4j_allreduce.fatbin";
+
+  /** Threads per block, the kernels' {@code __launch_bounds__}. */
+  static final int THREADS = 512;
+
+  private final CUmodule module = new CUmodule();
+  private final Map<AllReduceAlgorithm, CUfunction[][]> functions =
+      new EnumMap<>(AllReduceAlgorithm.class);
+
+  /** Loads the module into the current context and resolves every kernel. */
+  AllReduceKernels() {
+    byte[] image = readResource();
+    Cu.check(JCudaDriver.cuModuleLoadData(module, image), "cuModuleLoadData of " + RESOURCE);
+    for (AllReduceAlgorithm algo : AllReduceAlgorithm.values()) {
+      CUfunction[][] byType = new CUfunction[DataType.values().length][ReduceOp.values().length];
+      for (DataType t : DataType.values()) {
+        for (ReduceOp op : ReduceOp.values()) {
+          CUfunction f = new CUfunction();
+          String name = name(algo, t, op);
+          Cu.check(JCudaDriver.cuModuleGetFunction(f, module, name), "cuModuleGetFunction " + name);
+          byType[t.ordinal()][op.ordinal()] = f;
+        }
+      }
+      functions.put(algo, byType);
+    }
+  }
+
+  static String name(AllReduceAlgorithm algo, DataType t, ReduceOp op) {
+    String o = op == ReduceOp.PRODUCT ? "prod" : op.name().toLowerCase(Locale.ROOT);
+    return "ddp4j_" + algo.kernelPrefix() + "_" + t.ncclName() + "_" + o;
+  }
+
+  CUfunction get(AllReduceAlgorithm algo, DataType t, ReduceOp op) {
+    return functions.get(algo)[t.ordinal()][op.ordinal()];
+  }
+
+  void unload() {
+    JCudaDriver.cuModuleUnload(module);
+  }
+
+  private static byte[] readResource() {
+    try (InputStream in = AllReduceKernels.class.getResourceAsStream(RESOURCE)) {
+      if (in == null) {
+        throw new IllegalStateException(
+            RESOURCE + " is missing from the classpath (build it with scripts/build-kernels.sh)");
+      }
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read " + RESOURCE, e);
+    }
+  }
+}

@@ -1,0 +1,28 @@
+package dev.ddp4j.collectives.cuda;
+
+/**
+ * How one kernel launch runs: which algorithm, how many blocks (one-shot: pusher blocks, the grid
+ * is twice that; two-shot: the grid) and the one-shot pipeline step per block.
+ */
+public record AllReduceTuning(AllReduceAlgorithm algorithm, int blocks, long stepBytes) {
+
+  public AllReduceTuning {
+    if (blocks < 1 || blocks > ScratchLayout.MAX_BLOCKS / 2) {
+      throw new IllegalArgumentException(
+          "blocks : "
+              + blocks
+              + " (expected: 1 <= blocks <= "
+              + ScratchLayout.MAX_BLOCKS / 2
+              + ")");
+    }
+    if (stepBytes < 16 || stepBytes % 16 != 0) {
+      throw new IllegalArgumentException(
+          "stepBytes : " + stepBytes + " (expected: >= 16 and a multiple of 16)");
+    }
+  }
+
+  /** The grid size of the launch. */
+  int gridBlocks() {
+    return algorithm == AllReduceAlgorithm.ONESHOT ? 2 * blocks : blocks;
+  }
+}

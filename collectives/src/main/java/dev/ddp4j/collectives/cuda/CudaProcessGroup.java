@@ -1,0 +1,431 @@
+package dev.ddp4j.collectives.cuda;
+
+import dev.ddp4j.DataType;
+import dev.ddp4j.DdpException;
+import dev.ddp4j.DeviceBuffer;
+import dev.ddp4j.ProcessGroup;
+import dev.ddp4j.ReduceOp;
+import dev.ddp4j.Store;
+import dev.ddp4j.TensorBuffer;
+import dev.ddp4j.Work;
+import dev.ddp4j.WorkerEnvironment;
+import dev.ddp4j.spi.CollectiveChecks;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUdevice;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUstream;
+import jcuda.driver.CUstream_flags;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * The {@code cuda} process group: one process per GPU, ddp4j's own kernels moving data GPU to GPU
+ * over CUDA IPC peer memory ({@link PeerScratch}), synchronised by flags inside the kernels.
+ *
+ * <p>Collectives take {@link DeviceBuffer}s on this group's GPU and run on the buffer's stream:
+ * after the work already queued there and before work queued after; the returned {@link Work}
+ * completes through a CUDA event. Collectives are also ordered among themselves: when a call uses
+ * another stream than the previous one, it first waits for the previous one's event. Messages
+ * larger than a scratch slot run as several launches. Every rank must call the same collectives
+ * with the same count, dtype and op (not checked across ranks: that would cost a round trip).
+ *
+ * <p>The context is made current once per calling thread. allReduce runs the kernels of {@link
+ * AllReduceAlgorithm}; broadcast and allGather are exact byte-wise MAX all-reduces over zero-filled
+ * buffers (correct, not yet bandwidth-optimal); reduceScatter is not implemented yet.
+ */
+public final class CudaProcessGroup implements ProcessGroup {
+
+  private static final System.Logger LOG = System.getLogger(CudaProcessGroup.class.getName());
+  private static final int DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
+
+  private final int rank;
+  private final int size;
+  private final Store store;
+  private final Duration timeout;
+  private final int deviceIndex;
+  private final CUdevice device;
+  private final CUcontext context;
+  private final String prefix;
+
+  /** Null on a group of one rank, which needs no scratch and no kernels. */
+  private final AllReduceLauncher launcher;
+
+  private final EventPool events = new EventPool();
+  private final ArrayDeque<CudaWork> inflight = new ArrayDeque<>();
+  private final CUstream internalStream = new CUstream();
+  private Thread contextThread;
+  private final CUdeviceptr barrierWord = new CUdeviceptr();
+  private long collectiveSeq;
+  private long lastStreamHandle = Long.MIN_VALUE;
+  private CUstream lastStream;
+  private CudaWork lastWork;
+  private boolean closed;
+
+  private CudaProcessGroup(
+      WorkerEnvironment worker,
+      Store store,
+      Duration timeout,
+      AllReduceChooser chooser,
+      long scratchBudgetBytes) {
+    this.rank = worker.rank();
+    this.size = worker.worldSize();
+    this.store = store;
+    this.timeout = timeout;
+    Cu.check(JCudaDriver.cuInit(0), "cuInit");
+    int[] count = new int[1];
+    Cu.check(JCudaDriver.cuDeviceGetCount(count), "cuDeviceGetCount");
+    if (worker.localRank() >= count[0]) {
+      throw new DdpException(
+          "rank "
+              + rank
+              + ": LOCAL_RANK="
+              + worker.localRank()
+              + " but this process sees "
+              + count[0]
+              + " GPU(s) (the cuda backend runs one process per GPU: start at most "
+              + count[0]
+              + " workers per node, or check CUDA_VISIBLE_DEVICES)");
+    }
+    this.deviceIndex = worker.localRank();
+    this.device = new CUdevice();
+    Cu.check(JCudaDriver.cuDeviceGet(device, deviceIndex), "cuDeviceGet " + deviceIndex);
+    this.context = new CUcontext();
+    Cu.check(JCudaDriver.cuDevicePrimaryCtxRetain(context, device), "cuDevicePrimaryCtxRetain");
+    Cu.check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+    int[] sms = new int[1];
+    JCudaDriver.cuDeviceGetAttribute(sms, DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
+    AllReduceChooser choose =
+        chooser != null
+            ? chooser
+            : new CostTableChooser(
+                CudaSettings.algorithm(),
+                CudaSettings.maxChannels(Math.min(CostTableChooser.DEFAULT_MAX_CHANNELS, sms[0])));
+    long groupNumber = store.add("ddp4j/cuda/groups/rank" + rank, 1);
+    this.prefix = "ddp4j/cuda/" + worker.restartCount() + "/" + groupNumber;
+    Cu.check(
+        JCudaDriver.cuStreamCreate(internalStream, CUstream_flags.CU_STREAM_NON_BLOCKING),
+        "cuStreamCreate");
+    Cu.check(JCudaDriver.cuMemAlloc(barrierWord, 16), "cuMemAlloc of the barrier word");
+    this.launcher =
+        size > 1
+            ? AllReduceLauncher.open(
+                rank, size, device, store, prefix, timeout, choose, scratchBudgetBytes)
+            : null;
+    LOG.log(
+        System.Logger.Level.INFO,
+        () ->
+            String.format(
+                "cuda group rank %d/%d on GPU %d: %d MiB of extra device memory (scratch %s)",
+                rank, size, deviceIndex, extraDeviceMemoryBytes() >> 20, launcher));
+  }
+
+  /**
+   * Joins a cuda group: every rank calls this with the same world size and store. Collective:
+   * returns once every rank published its scratch, or fails after {@code timeout}.
+   *
+   * @param chooser picks the kernel per launch; null for the default cost table and {@code
+   *     DDP4J_ALGO} / {@code DDP4J_MAX_NCHANNELS}
+   * @param scratchBudgetBytes the most device memory the scratch may take
+   */
+  public static CudaProcessGroup create(
+      WorkerEnvironment worker,
+      Store store,
+      Duration timeout,
+      AllReduceChooser chooser,
+      long scratchBudgetBytes) {
+    return new CudaProcessGroup(worker, store, timeout, chooser, scratchBudgetBytes);
+  }
+
+  /** Device memory this group allocated on its GPU (scratch and the barrier word). */
+  public long extraDeviceMemoryBytes() {
+    return (launcher == null ? 0 : launcher.allocatedBytes()) + 16;
+  }
+
+  /** The most bytes one kernel launch reduces; larger messages run as several launches. */
+  public long maxLaunchBytes() {
+    return launcher == null ? Long.MAX_VALUE : launcher.maxLaunchBytes();
+  }
+
+  /**
+   * Host cost of the driver calls one collective makes, for the bench's notes: ns per {@code
+   * cuEventRecord}, per {@code cuLaunchKernel} through JCuda and through {@link DirectLaunch} (-1
+   * where JNA did not load) of an all-reduce kernel with nothing to do, each over {@code calls}
+   * calls on an internal stream (synchronised after each loop).
+   */
+  public long[] hostCostNs(int calls) {
+    Cu.check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+    contextThread = Thread.currentThread();
+    CUevent e = events.take();
+    long t0 = System.nanoTime();
+    for (int i = 0; i < calls; i++) {
+      JCudaDriver.cuEventRecord(e, internalStream);
+    }
+    long t1 = System.nanoTime();
+    JCudaDriver.cuStreamSynchronize(internalStream);
+    events.release(e);
+    long[] launch = {-1, -1};
+    if (launcher != null) {
+      launch =
+          launcher.launchCostNs(
+              calls,
+              internalStream,
+              new DeviceBuffer(Cu.address(barrierWord), deviceIndex, 0, 1, DataType.FLOAT32));
+    }
+    return new long[] {(t1 - t0) / calls, launch[0], launch[1]};
+  }
+
+  /** The CUDA device ordinal this rank runs on. */
+  public int deviceIndex() {
+    return deviceIndex;
+  }
+
+  /** The primary context of this group's device, which callers' buffers live in. */
+  public CUcontext context() {
+    return context;
+  }
+
+  @Override
+  public int rank() {
+    return rank;
+  }
+
+  @Override
+  public int size() {
+    return size;
+  }
+
+  @Override
+  public String backend() {
+    return "cuda";
+  }
+
+  @Override
+  public Duration timeout() {
+    return timeout;
+  }
+
+  @Override
+  public Store store() {
+    return store;
+  }
+
+  @Override
+  public Work allReduce(TensorBuffer buffer, ReduceOp op) {
+    return allReduce(buffer, buffer, op);
+  }
+
+  @Override
+  public Work allReduce(TensorBuffer input, TensorBuffer output, ReduceOp op) {
+    CollectiveChecks.sameShape("allReduce", input, output);
+    DeviceBuffer in = deviceBuffer("allReduce", input);
+    DeviceBuffer out = deviceBuffer("allReduce", output);
+    CUstream stream = begin(in.stream());
+    reduce(in, out, op, stream);
+    return finish(stream, () -> "allReduce(" + in.count() + " " + in.dataType() + ", " + op + ")");
+  }
+
+  @Override
+  public Work broadcast(TensorBuffer buffer, int root) {
+    CollectiveChecks.root("broadcast", root, size);
+    DeviceBuffer b = deviceBuffer("broadcast", buffer);
+    CUstream stream = begin(b.stream());
+    DeviceBuffer bytes = asBytes(b);
+    if (rank != root && bytes.count() > 0) {
+      Cu.check(
+          JCudaDriver.cuMemsetD8Async(
+              Cu.ptr(bytes.devicePointer()), (byte) 0, bytes.count(), stream),
+          "cuMemsetD8Async");
+    }
+    reduce(bytes, bytes, ReduceOp.MAX, stream);
+    return finish(
+        stream, () -> "broadcast(" + b.count() + " " + b.dataType() + ", root " + root + ")");
+  }
+
+  @Override
+  public Work allGather(TensorBuffer input, TensorBuffer output) {
+    CollectiveChecks.gathered("allGather", input, output, size);
+    DeviceBuffer in = asBytes(deviceBuffer("allGather", input));
+    DeviceBuffer out = asBytes(deviceBuffer("allGather", output));
+    CUstream stream = begin(out.stream());
+    long part = in.count();
+    long mine = out.devicePointer() + rank * part;
+    boolean inPlace = in.devicePointer() == mine;
+    if (!inPlace
+        && in.devicePointer() < out.devicePointer() + out.count()
+        && out.devicePointer() < in.devicePointer() + part) {
+      throw new IllegalArgumentException(
+          "allGather: the input overlaps the output but is not block "
+              + rank
+              + " of it (expected: disjoint, or input == output block rank)");
+    }
+    if (part > 0) {
+      zero(out.devicePointer(), rank * part, stream);
+      zero(mine + part, (size - 1L - rank) * part, stream);
+      if (!inPlace) {
+        Cu.check(
+            JCudaDriver.cuMemcpyDtoDAsync(Cu.ptr(mine), Cu.ptr(in.devicePointer()), part, stream),
+            "cuMemcpyDtoDAsync");
+      }
+    }
+    reduce(out, out, ReduceOp.MAX, stream);
+    return finish(stream, () -> "allGather(" + input.count() + " " + input.dataType() + ")");
+  }
+
+  @Override
+  public Work reduceScatter(TensorBuffer input, TensorBuffer output, ReduceOp op) {
+    throw new UnsupportedOperationException(
+        "reduceScatter is not in the cuda backend yet; use allReduce and read block "
+            + rank
+            + " of the result");
+  }
+
+  @Override
+  public Work barrier() {
+    CUstream stream = begin(Cu.handle(internalStream));
+    DeviceBuffer word =
+        new DeviceBuffer(
+            Cu.address(barrierWord), deviceIndex, Cu.handle(internalStream), 1, DataType.INT32);
+    reduce(word, word, ReduceOp.SUM, stream);
+    return finish(stream, () -> "barrier()");
+  }
+
+  private void zero(long address, long bytes, CUstream stream) {
+    if (bytes > 0) {
+      Cu.check(
+          JCudaDriver.cuMemsetD8Async(Cu.ptr(address), (byte) 0, bytes, stream), "cuMemsetD8Async");
+    }
+  }
+
+  private DeviceBuffer asBytes(DeviceBuffer b) {
+    return new DeviceBuffer(
+        b.devicePointer(), b.deviceIndex(), b.stream(), b.sizeBytes(), DataType.UINT8);
+  }
+
+  private DeviceBuffer deviceBuffer(String op, TensorBuffer b) {
+    if (closed) {
+      throw new IllegalStateException(op + " on rank " + rank + ": the cuda group is closed");
+    }
+    if (!(b instanceof DeviceBuffer d)) {
+      throw new IllegalArgumentException(
+          op
+              + ": the cuda backend takes DeviceBuffers, got a "
+              + b.getClass().getSimpleName()
+              + " (use the cpu backend for host memory)");
+    }
+    if (d.deviceIndex() != deviceIndex) {
+      throw new IllegalArgumentException(
+          op
+              + " on rank "
+              + rank
+              + ": the buffer is on GPU "
+              + d.deviceIndex()
+              + " but this rank runs on GPU "
+              + deviceIndex
+              + " (expected: deviceIndex = LOCAL_RANK)");
+    }
+    return d;
+  }
+
+  /** Makes the context current and orders this call after the previous one on another stream. */
+  private CUstream begin(long streamHandle) {
+    // The caller's thread keeps this context current between calls unless it switches contexts
+    // itself (the runtime API, ND4J included, uses the same primary context), so set it once per
+    // thread rather than on every call.
+    if (Thread.currentThread() != contextThread) {
+      Cu.check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+      contextThread = Thread.currentThread();
+    }
+    if (streamHandle != lastStreamHandle) {
+      lastStream = Cu.stream(streamHandle);
+      lastStreamHandle = streamHandle;
+      if (lastWork != null) {
+        lastWork.orderBefore(lastStream);
+      }
+    }
+    // Retire finished works now and then, so that their events return to the pool; a poll is
+    // a driver call, so not on every collective.
+    if (inflight.size() > 64 && (collectiveSeq & 15) == 0) {
+      while (!inflight.isEmpty() && inflight.peekFirst().poll()) {
+        inflight.removeFirst();
+      }
+    }
+    return lastStream;
+  }
+
+  private Work finish(CUstream stream, Supplier<String> what) {
+    CUevent event = events.take();
+    Cu.check(JCudaDriver.cuEventRecord(event, stream), "cuEventRecord");
+    CudaWork w = new CudaWork(collectiveSeq++, what, timeout, context, events, event);
+    inflight.addLast(w);
+    lastWork = w;
+    return w;
+  }
+
+  /** Queues the reduction of {@code in} into {@code out} on {@code stream}, slot by slot. */
+  private void reduce(DeviceBuffer in, DeviceBuffer out, ReduceOp op, CUstream stream) {
+    long count = in.count();
+    if (count == 0) {
+      return;
+    }
+    if (size == 1) {
+      if (in.devicePointer() != out.devicePointer()) {
+        Cu.check(
+            JCudaDriver.cuMemcpyDtoDAsync(
+                Cu.ptr(out.devicePointer()), Cu.ptr(in.devicePointer()), in.sizeBytes(), stream),
+            "cuMemcpyDtoDAsync");
+      }
+      return;
+    }
+    launcher.reduce(in, out, op, stream);
+  }
+
+  /**
+   * Waits for this rank's collectives, meets every other rank (so no peer still writes into this
+   * rank's scratch), then frees the scratch and unmaps the peers'.
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    List<RuntimeException> errors = new ArrayList<>();
+    JCudaDriver.cuCtxSetCurrent(context);
+    for (CudaWork w : inflight) {
+      try {
+        w.await(timeout);
+      } catch (RuntimeException e) {
+        errors.add(e);
+      }
+    }
+    inflight.clear();
+    try {
+      store.set(prefix + "/closed/" + rank, new byte[] {1});
+      List<String> keys = new ArrayList<>();
+      for (int r = 0; r < size; r++) {
+        keys.add(prefix + "/closed/" + r);
+      }
+      store.wait(keys, timeout);
+    } catch (RuntimeException e) {
+      errors.add(e);
+    }
+    JCudaDriver.cuCtxSetCurrent(context);
+    if (launcher != null) {
+      launcher.close();
+    }
+    JCudaDriver.cuMemFree(barrierWord);
+    JCudaDriver.cuStreamDestroy(internalStream);
+    events.destroy();
+    JCudaDriver.cuDevicePrimaryCtxRelease(device);
+    if (!errors.isEmpty()) {
+      DdpException e = new DdpException("closing the cuda group on rank " + rank + " failed");
+      errors.forEach(e::addSuppressed);
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,56 @@
+package dev.ddp4j.collectives.cuda;
+
+import dev.ddp4j.ConfigException;
+
+/**
+ * The environment variables the cuda backend reads (README, Configuration), each with NCCL's name
+ * as a fallback where NCCL has one.
+ */
+final class CudaSettings {
+
+  /** Scratch budget per GPU when {@code DDP4J_CUDA_SCRATCH_MIB} is unset. */
+  static final long DEFAULT_SCRATCH_MIB = 240;
+
+  private CudaSettings() {}
+
+  /**
+   * {@code DDP4J_ALGO}: {@code oneshot} or {@code twoshot} forces a kernel; unset chooses by cost.
+   */
+  static AllReduceAlgorithm algorithm() {
+    String v = System.getenv("DDP4J_ALGO");
+    return v == null || v.isBlank() ? null : AllReduceAlgorithm.parse(v);
+  }
+
+  /**
+   * {@code DDP4J_MAX_NCHANNELS} ({@code NCCL_MAX_NCHANNELS}): blocks per launch; default the SMs.
+   */
+  static int maxChannels(int dflt) {
+    return (int) positive("DDP4J_MAX_NCHANNELS", "NCCL_MAX_NCHANNELS", dflt);
+  }
+
+  /** {@code DDP4J_CUDA_SCRATCH_MIB}: device memory for the IPC scratch per GPU, default 240. */
+  static long scratchBudgetBytes() {
+    return positive("DDP4J_CUDA_SCRATCH_MIB", null, DEFAULT_SCRATCH_MIB) << 20;
+  }
+
+  private static long positive(String name, String ncclName, long dflt) {
+    String v = System.getenv(name);
+    String from = name;
+    if ((v == null || v.isBlank()) && ncclName != null) {
+      v = System.getenv(ncclName);
+      from = ncclName;
+    }
+    if (v == null || v.isBlank()) {
+      return dflt;
+    }
+    try {
+      long n = Long.parseLong(v.trim());
+      if (n > 0) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new ConfigException(from + "=" + v + " (expected: a positive integer)");
+  }
+}

@@ -1,0 +1,40 @@
+package dev.ddp4j.collectives.cuda;
+
+import java.util.concurrent.ConcurrentLinkedDeque;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUevent_flags;
+import jcuda.driver.JCudaDriver;
+
+/** Reusable timing-free CUDA events of one context, so that a collective allocates none. */
+final class EventPool {
+
+  private final ConcurrentLinkedDeque<CUevent> free = new ConcurrentLinkedDeque<>();
+  private int created;
+
+  /** An event from the pool, or a new one; needs the context current. */
+  CUevent take() {
+    CUevent e = free.pollFirst();
+    if (e == null) {
+      e = new CUevent();
+      Cu.check(
+          JCudaDriver.cuEventCreate(e, CUevent_flags.CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+      created++;
+    }
+    return e;
+  }
+
+  void release(CUevent e) {
+    free.addFirst(e);
+  }
+
+  int created() {
+    return created;
+  }
+
+  /** Destroys the pooled events; needs the context current. */
+  void destroy() {
+    for (CUevent e; (e = free.pollFirst()) != null; ) {
+      JCudaDriver.cuEventDestroy(e);
+    }
+  }
+}

@@ -1,0 +1,194 @@
+package dev.ddp4j.collectives.cuda;
+
+import dev.ddp4j.Store;
+import java.lang.reflect.Field;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import jcuda.driver.CUdevice;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUipcMemHandle;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * Every rank's scratch buffer ({@link ScratchLayout}), allocated once per group and reused by every
+ * call, mapped into every rank through CUDA IPC: each rank publishes its {@code cuIpcGetMemHandle}
+ * and PCI bus id in the store under {@code <prefix>/scratch/<rank>}, and opens every peer's handle
+ * with {@code CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS}, which also enables peer access to that GPU.
+ *
+ * <p>Store value: {@code [64-byte cuIpcMemHandle][slotBytes, 8 bytes][PCI bus id, ASCII]}; every
+ * rank checks that its peers chose the same slot size.
+ */
+final class PeerScratch implements AutoCloseable {
+
+  private static final int IPC_HANDLE_BYTES = 64;
+  private static final int CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 1;
+  private static final Field RESERVED;
+
+  static {
+    try {
+      RESERVED = CUipcMemHandle.class.getDeclaredField("reserved");
+      RESERVED.setAccessible(true);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private final ScratchLayout layout;
+  private final int rank;
+  private final CUdeviceptr own;
+  private final List<CUdeviceptr> opened = new ArrayList<>();
+
+  /** Every rank's scratch base as mapped in this process, own included, indexed by rank. */
+  private final long[] bases;
+
+  private PeerScratch(ScratchLayout layout, int rank, CUdeviceptr own, long[] bases) {
+    this.layout = layout;
+    this.rank = rank;
+    this.own = own;
+    this.bases = bases;
+  }
+
+  /**
+   * Allocates this rank's scratch (zeroed, so every flag starts at 0), publishes it and opens every
+   * peer's. Collective: returns once every rank published, or fails after {@code timeout} naming
+   * the ranks whose handles never came. Needs this device's context current.
+   */
+  static PeerScratch exchange(
+      ScratchLayout layout,
+      int rank,
+      CUdevice device,
+      Store store,
+      String prefix,
+      Duration timeout) {
+    CUdeviceptr own = new CUdeviceptr();
+    Cu.check(
+        JCudaDriver.cuMemAlloc(own, layout.totalBytes()),
+        "cuMemAlloc of " + layout.totalBytes() + " bytes of scratch on rank " + rank);
+    PeerScratch scratch = null;
+    try {
+      Cu.check(JCudaDriver.cuMemsetD8(own, (byte) 0, layout.totalBytes()), "cuMemsetD8 of scratch");
+      CUipcMemHandle handle = new CUipcMemHandle();
+      Cu.check(JCudaDriver.cuIpcGetMemHandle(handle, own), "cuIpcGetMemHandle of the scratch");
+      String[] bus = new String[1];
+      Cu.check(JCudaDriver.cuDeviceGetPCIBusId(bus, 32, device), "cuDeviceGetPCIBusId");
+      byte[] busBytes = bus[0].trim().getBytes(StandardCharsets.US_ASCII);
+      store.set(
+          prefix + "/scratch/" + rank,
+          ByteBuffer.allocate(IPC_HANDLE_BYTES + 8 + busBytes.length)
+              .put(handleBytes(handle))
+              .putLong(layout.slotBytes())
+              .put(busBytes)
+              .array());
+      long[] bases = new long[layout.ranks()];
+      bases[rank] = Cu.address(own);
+      scratch = new PeerScratch(layout, rank, own, bases);
+      for (int peer = 0; peer < layout.ranks(); peer++) {
+        if (peer != rank) {
+          scratch.open(
+              peer, store.get(prefix + "/scratch/" + peer, timeout), device, bus[0].trim());
+        }
+      }
+      return scratch;
+    } catch (RuntimeException e) {
+      if (scratch != null) {
+        scratch.close();
+      } else {
+        JCudaDriver.cuMemFree(own);
+      }
+      throw e;
+    }
+  }
+
+  private void open(int peer, byte[] value, CUdevice device, String myBus) {
+    long peerSlotBytes = ByteBuffer.wrap(value, IPC_HANDLE_BYTES, 8).getLong();
+    if (peerSlotBytes != layout.slotBytes()) {
+      throw new CudaException(
+          "rank "
+              + peer
+              + " chose scratch slots of "
+              + peerSlotBytes
+              + " bytes but rank "
+              + rank
+              + " chose "
+              + layout.slotBytes()
+              + " (set DDP4J_CUDA_SCRATCH_MIB to the same value on every rank)",
+          0);
+    }
+    String peerBus =
+        new String(
+            value,
+            IPC_HANDLE_BYTES + 8,
+            value.length - IPC_HANDLE_BYTES - 8,
+            StandardCharsets.US_ASCII);
+    CUdevice peerDevice = new CUdevice();
+    int rc = JCudaDriver.cuDeviceGetByPCIBusId(peerDevice, peerBus);
+    if (rc == 0 && !peerBus.equalsIgnoreCase(myBus)) {
+      int[] can = new int[1];
+      Cu.check(JCudaDriver.cuDeviceCanAccessPeer(can, device, peerDevice), "cuDeviceCanAccessPeer");
+      if (can[0] == 0) {
+        throw new CudaException(
+            "rank "
+                + rank
+                + " cannot access rank "
+                + peer
+                + "'s GPU "
+                + peerBus
+                + " as a peer (cuDeviceCanAccessPeer = 0); the cuda backend needs peer access"
+                + " (NVLink or PCIe P2P) between every pair of GPUs; use the cpu backend here",
+            0);
+      }
+    }
+    CUipcMemHandle handle = new CUipcMemHandle();
+    try {
+      RESERVED.set(handle, java.util.Arrays.copyOf(value, IPC_HANDLE_BYTES));
+    } catch (IllegalAccessException e) {
+      throw new IllegalStateException(e);
+    }
+    CUdeviceptr mapped = new CUdeviceptr();
+    Cu.check(
+        JCudaDriver.cuIpcOpenMemHandle(mapped, handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+        "cuIpcOpenMemHandle of rank " + peer + "'s scratch (GPU " + peerBus + ") on rank " + rank);
+    opened.add(mapped);
+    bases[peer] = Cu.address(mapped);
+  }
+
+  private static byte[] handleBytes(CUipcMemHandle handle) {
+    try {
+      return (byte[]) RESERVED.get(handle);
+    } catch (IllegalAccessException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  ScratchLayout layout() {
+    return layout;
+  }
+
+  /** The scratch base of {@code r} as mapped in this process. */
+  long base(int r) {
+    return bases[r];
+  }
+
+  /** Bytes of device memory this rank allocated. */
+  long allocatedBytes() {
+    return layout.totalBytes();
+  }
+
+  /** Unmaps the peers' buffers and frees this rank's. Needs this device's context current. */
+  @Override
+  public void close() {
+    for (CUdeviceptr p : opened) {
+      JCudaDriver.cuIpcCloseMemHandle(p);
+    }
+    opened.clear();
+    JCudaDriver.cuMemFree(own);
+  }
+
+  @Override
+  public String toString() {
+    return "PeerScratch[rank " + rank + ", " + layout + "]";
+  }
+}

@@ -1,0 +1,235 @@
+package dev.ddp4j.collectives.cuda.harness;
+
+import dev.ddp4j.DataType;
+import dev.ddp4j.DeviceBuffer;
+import dev.ddp4j.ReduceOp;
+import dev.ddp4j.collectives.cuda.Cu;
+import dev.ddp4j.collectives.cuda.CudaProcessGroup;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import jcuda.driver.CUstream;
+import jcuda.driver.CUstream_flags;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * One rank's correctness run: every op x dtype x size class (0, 1, odd, unaligned, not divisible by
+ * the ranks, larger than one launch), in place and out of place, for each algorithm; random inputs
+ * that every rank can recompute (TestValues), a float64 reference, output poisoned before each run,
+ * and the input of out-of-place runs checked unchanged. Prints one line per case on rank 0
+ * (failures on every rank) and returns the number of failed cases.
+ */
+final class AllReduceCheck {
+
+  private static final byte POISON = 0x7f;
+
+  private final CudaProcessGroup pg;
+  private final SwitchableChooser chooser;
+  private final PrintStream out;
+  private final long stream;
+  private long seed = 1;
+  private int cases;
+  private int failed;
+
+  AllReduceCheck(CudaProcessGroup pg, SwitchableChooser chooser, PrintStream out) {
+    this.pg = pg;
+    this.chooser = chooser;
+    this.out = out;
+    CUstream s = new CUstream();
+    Cu.check(
+        JCudaDriver.cuStreamCreate(s, CUstream_flags.CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    this.stream = Cu.handle(s);
+  }
+
+  int cases() {
+    return cases;
+  }
+
+  int failed() {
+    return failed;
+  }
+
+  void runAll(boolean full) {
+    List<String> algos =
+        pg.size() > 1 ? List.of("ll", "oneshot", "twoshot", "copyengine") : List.of("auto");
+    long[] counts = {0, 1, 7, 4097, 1_000_003};
+    for (String algo : algos) {
+      chooser.set(algo);
+      for (DataType t : DataType.values()) {
+        for (ReduceOp op : ReduceOp.values()) {
+          for (long n : counts) {
+            if (!full && n > 4097 && op != ReduceOp.SUM) {
+              continue;
+            }
+            allReduce(algo, t, op, n, 0, true);
+            allReduce(algo, t, op, n, 0, false);
+          }
+          allReduce(algo, t, op, 4097, 1, false); // not 16-byte aligned: the scalar path
+        }
+      }
+      // Larger than one launch (several pieces through the scratch slots; ll runs them as
+      // one-shot).
+      long big = pg.maxLaunchBytes() == Long.MAX_VALUE ? 1 << 24 : pg.maxLaunchBytes();
+      allReduce(algo, DataType.FLOAT32, ReduceOp.SUM, 2 * big / 4 + 12_345, 0, true);
+      allReduce(algo, DataType.BFLOAT16, ReduceOp.AVG, big / 2 + 777, 0, false);
+      allReduce(algo, DataType.INT64, ReduceOp.MAX, big / 8 + 3, 0, false);
+    }
+    chooser.set("auto");
+    for (long n : new long[] {0, 7, 1_000_003}) {
+      broadcast(DataType.FLOAT32, n);
+      allGather(DataType.INT32, n);
+    }
+    broadcast(DataType.BFLOAT16, 4097);
+    barrier();
+  }
+
+  private void report(String what, String detail) {
+    cases++;
+    boolean ok = detail == null;
+    if (!ok) {
+      failed++;
+    }
+    if (pg.rank() == 0 || !ok) {
+      out.printf("%-52s %s%n", what, ok ? "PASS" : "FAIL rank " + pg.rank() + ": " + detail);
+    }
+  }
+
+  private void allReduce(
+      String algo, DataType t, ReduceOp op, long n, long offsetElems, boolean inPlace) {
+    long s = seed++;
+    long bytes = t.bytesFor(n + offsetElems);
+    String what =
+        String.format(
+            "allReduce %-7s %-7s %-8s %9d %s%s",
+            algo,
+            op,
+            t,
+            n,
+            inPlace ? "in-place" : "out-of-place",
+            offsetElems > 0 ? " unaligned" : "");
+    try (DeviceMemory a = new DeviceMemory(bytes);
+        DeviceMemory b = inPlace ? null : new DeviceMemory(bytes)) {
+      ByteBuffer host = DeviceMemory.host(bytes);
+      ByteBuffer mine =
+          host.slice(Math.toIntExact(t.bytesFor(offsetElems)), Math.toIntExact(t.bytesFor(n)))
+              .order(host.order());
+      for (long i = 0; i < n; i++) {
+        TestValues.put(mine, i, t, TestValues.value(s, pg.rank(), i, t, op));
+      }
+      a.upload(host, bytes);
+      long off = t.bytesFor(offsetElems);
+      DeviceBuffer in = new DeviceBuffer(a.address + off, pg.deviceIndex(), stream, n, t);
+      DeviceBuffer res = in;
+      if (!inPlace) {
+        b.fill(POISON);
+        res = new DeviceBuffer(b.address + off, pg.deviceIndex(), stream, n, t);
+      }
+      pg.allReduce(in, res, op).await();
+      ByteBuffer got = DeviceMemory.host(bytes);
+      (inPlace ? a : b).download(got, bytes);
+      ByteBuffer gotSlice =
+          got.slice(Math.toIntExact(off), Math.toIntExact(t.bytesFor(n))).order(got.order());
+      String bad = compare(gotSlice, s, t, op, n);
+      if (bad == null && !inPlace) {
+        ByteBuffer after = DeviceMemory.host(bytes);
+        a.download(after, bytes);
+        if (!after.equals(host)) {
+          bad = "the input changed";
+        }
+      }
+      report(what, bad);
+    } catch (RuntimeException e) {
+      report(what, e.toString());
+    }
+  }
+
+  private String compare(ByteBuffer got, long s, DataType t, ReduceOp op, long n) {
+    int ranks = pg.size();
+    long wrong = 0;
+    String first = null;
+    for (long i = 0; i < n; i++) {
+      double ref = TestValues.reference(s, ranks, i, t, op);
+      double g = TestValues.get(got, i, t);
+      double tol = TestValues.tolerance(s, ranks, i, t, op, ref);
+      if (!(Math.abs(g - ref) <= tol)) {
+        if (wrong++ == 0) {
+          first = "element " + i + " is " + g + ", expected " + ref + " +- " + tol;
+        }
+      }
+    }
+    return wrong == 0 ? null : wrong + " of " + n + " elements wrong; " + first;
+  }
+
+  private void broadcast(DataType t, long n) {
+    long s = seed++;
+    int root = pg.size() - 1;
+    String what = String.format("broadcast %-8s %9d root %d", t, n, root);
+    long bytes = t.bytesFor(n);
+    try (DeviceMemory a = new DeviceMemory(bytes)) {
+      ByteBuffer host = DeviceMemory.host(bytes);
+      for (long i = 0; i < n; i++) {
+        TestValues.put(host, i, t, TestValues.value(s, pg.rank(), i, t, ReduceOp.SUM));
+      }
+      a.upload(host, bytes);
+      pg.broadcast(new DeviceBuffer(a.address, pg.deviceIndex(), stream, n, t), root).await();
+      a.download(host, bytes);
+      String bad = null;
+      for (long i = 0; i < n && bad == null; i++) {
+        double want = TestValues.value(s, root, i, t, ReduceOp.SUM);
+        if (TestValues.get(host, i, t) != want) {
+          bad = "element " + i + " is " + TestValues.get(host, i, t) + ", expected " + want;
+        }
+      }
+      report(what, bad);
+    } catch (RuntimeException e) {
+      report(what, e.toString());
+    }
+  }
+
+  private void allGather(DataType t, long n) {
+    long s = seed++;
+    String what = String.format("allGather %-8s %9d per rank", t, n);
+    long part = t.bytesFor(n);
+    try (DeviceMemory a = new DeviceMemory(part);
+        DeviceMemory b = new DeviceMemory(part * pg.size())) {
+      ByteBuffer host = DeviceMemory.host(part);
+      for (long i = 0; i < n; i++) {
+        TestValues.put(host, i, t, TestValues.value(s, pg.rank(), i, t, ReduceOp.SUM));
+      }
+      a.upload(host, part);
+      b.fill(POISON);
+      pg.allGather(
+              new DeviceBuffer(a.address, pg.deviceIndex(), stream, n, t),
+              new DeviceBuffer(b.address, pg.deviceIndex(), stream, n * pg.size(), t))
+          .await();
+      ByteBuffer all = DeviceMemory.host(part * pg.size());
+      b.download(all, part * pg.size());
+      String bad = null;
+      for (int r = 0; r < pg.size() && bad == null; r++) {
+        for (long i = 0; i < n && bad == null; i++) {
+          double want = TestValues.value(s, r, i, t, ReduceOp.SUM);
+          double g = TestValues.get(all, r * n + i, t);
+          if (g != want) {
+            bad = "block " + r + " element " + i + " is " + g + ", expected " + want;
+          }
+        }
+      }
+      report(what, bad);
+    } catch (RuntimeException e) {
+      report(what, e.toString());
+    }
+  }
+
+  private void barrier() {
+    List<String> errors = new ArrayList<>();
+    try {
+      for (int i = 0; i < 10; i++) {
+        pg.barrier().await();
+      }
+    } catch (RuntimeException e) {
+      errors.add(e.toString());
+    }
+    report("barrier x10", errors.isEmpty() ? null : errors.get(0));
+  }
+}

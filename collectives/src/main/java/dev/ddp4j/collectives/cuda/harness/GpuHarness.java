@@ -1,0 +1,99 @@
+package dev.ddp4j.collectives.cuda.harness;
+
+import dev.ddp4j.WorkerEnvironment;
+import dev.ddp4j.collectives.cuda.CostTableChooser;
+import dev.ddp4j.collectives.cuda.CudaProbe;
+import dev.ddp4j.collectives.cuda.CudaProcessGroup;
+import dev.ddp4j.collectives.store.FileStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The GPU machine's entry point for the cuda backend, for use without the launcher (the bundle runs
+ * it): {@code check --nproc N [--quick]} runs the correctness cases, {@code bench --nproc N
+ * [--variants auto,oneshot,twoshot] [--min-bytes 8] [--max-bytes 536870912]} prints the all-reduce
+ * table. It starts N worker JVMs (one per GPU) and prints rank 0's output, and every rank's on
+ * failure. Exit status 0 only if every rank passed.
+ */
+public final class GpuHarness {
+
+  private GpuHarness() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length == 0) {
+      System.err.println("usage: GpuHarness check|bench --nproc N [options]");
+      System.exit(2);
+    }
+    List<String> rest = new ArrayList<>(Arrays.asList(args));
+    boolean worker = rest.remove("--worker");
+    String mode = rest.get(0);
+    if (worker) {
+      System.exit(work(mode, rest));
+    }
+    int nproc =
+        Integer.parseInt(option(rest, "--nproc", Integer.toString(CudaProbe.gpus().size())));
+    List<String> workerArgs = new ArrayList<>(rest);
+    workerArgs.add("--worker");
+    LocalRanks.Result r =
+        LocalRanks.run(
+            nproc,
+            GpuHarness.class.getName(),
+            workerArgs,
+            List.of("-Xmx3g", "-XX:MaxDirectMemorySize=2g"),
+            Duration.ofMinutes(8));
+    System.out.print(r.outputs().get(0));
+    for (int i = 1; i < nproc; i++) {
+      if (r.exitCodes().get(i) != 0) {
+        System.out.println("---- rank " + i + " exited " + r.exitCodes().get(i) + ":");
+        System.out.print(r.outputs().get(i));
+      }
+    }
+    System.out.println(
+        "# "
+            + mode
+            + " with "
+            + nproc
+            + " rank(s): exit codes "
+            + r.exitCodes()
+            + (r.allPassed() ? " PASS" : " FAIL"));
+    System.exit(r.allPassed() ? 0 : 1);
+  }
+
+  static String option(List<String> args, String name, String dflt) {
+    int i = args.indexOf(name);
+    return i >= 0 && i + 1 < args.size() ? args.get(i + 1) : dflt;
+  }
+
+  private static int work(String mode, List<String> args) {
+    WorkerEnvironment w = LocalRanks.worker();
+    String t = System.getenv("DDP4J_TIMEOUT_SECONDS");
+    Duration timeout = Duration.ofSeconds(t == null ? 60 : Long.parseLong(t.trim()));
+    try (FileStore store = LocalRanks.store(timeout)) {
+      SwitchableChooser chooser = new SwitchableChooser(CostTableChooser.DEFAULT_MAX_CHANNELS);
+      CudaProcessGroup pg = CudaProcessGroup.create(w, store, timeout, chooser, 240L << 20);
+      int failures;
+      if (mode.equals("check")) {
+        AllReduceCheck c = new AllReduceCheck(pg, chooser, System.out);
+        c.runAll(!args.contains("--quick"));
+        failures = c.failed();
+        System.out.printf(
+            "# rank %d: %d cases, %d failed; extra device memory %d MiB%n",
+            w.rank(), c.cases(), c.failed(), pg.extraDeviceMemoryBytes() >> 20);
+      } else {
+        AllReduceBench b = new AllReduceBench(pg, chooser, System.out);
+        failures =
+            b.run(
+                Arrays.asList(option(args, "--variants", "auto").split(",")),
+                Long.parseLong(option(args, "--min-bytes", "8")),
+                Long.parseLong(option(args, "--max-bytes", Long.toString(512L << 20))));
+      }
+      pg.close();
+      return failures == 0 ? 0 : 1;
+    } catch (RuntimeException e) {
+      e.printStackTrace(System.out);
+      return 3;
+    }
+  }
+}

@@ -1,0 +1,117 @@
+package dev.ddp4j.collectives.cuda.harness;
+
+import dev.ddp4j.InitMethod;
+import dev.ddp4j.WorkerEnvironment;
+import dev.ddp4j.collectives.store.FileStore;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Starts one JVM per rank on this machine (one per GPU), with torchrun's variables and a shared
+ * {@link FileStore}, and waits for them: the GPU test and bench harness, where the launcher is not
+ * at hand. When one rank fails, the others are stopped after a grace period instead of waiting out
+ * their timeouts.
+ */
+public final class LocalRanks {
+
+  /** The ranks' shared store file; set for every rank. */
+  public static final String STORE_FILE = "DDP4J_HARNESS_STORE_FILE";
+
+  /** What each rank printed and how it ended. */
+  public record Result(List<Integer> exitCodes, List<String> outputs) {
+    public boolean allPassed() {
+      return exitCodes.stream().allMatch(c -> c == 0);
+    }
+  }
+
+  private LocalRanks() {}
+
+  /** This rank's environment and store, as {@link #run} set them up. */
+  public static WorkerEnvironment worker() {
+    Map<String, String> env = System.getenv();
+    int rank = Integer.parseInt(env.get(WorkerEnvironment.RANK));
+    int world = Integer.parseInt(env.get(WorkerEnvironment.WORLD_SIZE));
+    Path file = Path.of(env.get(STORE_FILE));
+    return new WorkerEnvironment(
+        rank, world, rank, world, 0, 0, InitMethod.parse(file.toUri().toString()));
+  }
+
+  /** The store {@link #run} made for the ranks. */
+  public static FileStore store(Duration timeout) {
+    return FileStore.open(Path.of(System.getenv(STORE_FILE)), timeout);
+  }
+
+  /**
+   * Runs {@code mainClass args} in {@code ranks} JVMs with this JVM's java and classpath, waits up
+   * to {@code timeout}, and returns their exit codes and output (stdout and stderr together).
+   */
+  public static Result run(
+      int ranks, String mainClass, List<String> args, List<String> jvmArgs, Duration timeout)
+      throws IOException, InterruptedException {
+    Path dir = Files.createTempDirectory("ddp4j-ranks-");
+    try {
+      String java = ProcessHandle.current().info().command().orElse("java");
+      List<Process> procs = new ArrayList<>();
+      List<Path> logs = new ArrayList<>();
+      for (int r = 0; r < ranks; r++) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java);
+        cmd.addAll(jvmArgs);
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(mainClass);
+        cmd.addAll(args);
+        Path log = dir.resolve("rank" + r + ".log");
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.redirectOutput(log.toFile());
+        Map<String, String> env = pb.environment();
+        env.put(WorkerEnvironment.RANK, Integer.toString(r));
+        env.put(WorkerEnvironment.WORLD_SIZE, Integer.toString(ranks));
+        env.put(WorkerEnvironment.LOCAL_RANK, Integer.toString(r));
+        env.put(WorkerEnvironment.LOCAL_WORLD_SIZE, Integer.toString(ranks));
+        env.put(STORE_FILE, dir.resolve("store").toString());
+        procs.add(pb.start());
+        logs.add(log);
+      }
+      waitAll(procs, timeout);
+      List<Integer> codes = new ArrayList<>();
+      List<String> outs = new ArrayList<>();
+      for (int r = 0; r < ranks; r++) {
+        codes.add(procs.get(r).exitValue());
+        outs.add(Files.readString(logs.get(r)));
+      }
+      return new Result(codes, outs);
+    } finally {
+      try (Stream<Path> walk = Files.walk(dir)) {
+        walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+  }
+
+  private static void waitAll(List<Process> procs, Duration timeout) throws InterruptedException {
+    long deadlineNs = System.nanoTime() + timeout.toNanos();
+    long graceNs = Long.MAX_VALUE;
+    while (procs.stream().anyMatch(Process::isAlive)) {
+      boolean failed = procs.stream().anyMatch(p -> !p.isAlive() && p.exitValue() != 0);
+      if (failed && graceNs == Long.MAX_VALUE) {
+        graceNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      }
+      long now = System.nanoTime();
+      if (now - deadlineNs > 0 || now - graceNs > 0) {
+        procs.forEach(Process::destroyForcibly);
+        for (Process p : procs) {
+          p.waitFor();
+        }
+        return;
+      }
+      procs.stream().filter(Process::isAlive).findFirst().get().waitFor(50, TimeUnit.MILLISECONDS);
+    }
+  }
+}

@@ -1,0 +1,106 @@
+package dev.ddp4j.collectives.cuda;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ddp4j.DataType;
+import org.junit.jupiter.api.Test;
+
+class CostTableChooserTest {
+
+  private final CostTableChooser auto = new CostTableChooser(null, 132);
+
+  @Test
+  void shouldNeverPickTwoShotOnTwoRanksWhereOneShotMovesTheSameBytesInOneHop() {
+    for (long b = 8; b <= 1L << 30; b *= 4) {
+      assertThat(auto.choose(b, 2, DataType.FLOAT32).algorithm())
+          .isNotEqualTo(AllReduceAlgorithm.TWOSHOT);
+    }
+    assertThat(auto.choose(64 << 10, 2, DataType.FLOAT32).algorithm())
+        .isIn(AllReduceAlgorithm.ONESHOT, AllReduceAlgorithm.LL);
+    assertThat(auto.choose(8, 2, DataType.FLOAT32).algorithm()).isEqualTo(AllReduceAlgorithm.LL);
+    assertThat(auto.choose(ScratchLayout.LL_MAX_BYTES, 2, DataType.FLOAT32).algorithm())
+        .isEqualTo(AllReduceAlgorithm.LL);
+    assertThat(auto.choose(4 << 20, 2, DataType.FLOAT32).algorithm())
+        .isEqualTo(AllReduceAlgorithm.ONESHOT);
+  }
+
+  @Test
+  void shouldKeepTheSlowerCopyEngineAlgorithmForThoseWhoForceIt() {
+    assertThat(auto.choose(1L << 30, 2, DataType.FLOAT32).algorithm())
+        .isEqualTo(AllReduceAlgorithm.ONESHOT);
+    AllReduceTuning t =
+        new CostTableChooser(AllReduceAlgorithm.COPY_ENGINE, 64)
+            .choose(1L << 30, 2, DataType.FLOAT32);
+    assertThat(t.algorithm()).isEqualTo(AllReduceAlgorithm.COPY_ENGINE);
+    assertThat(t.stepBytes()).isEqualTo(CostTableChooser.COPY_ENGINE_CHUNK_BYTES);
+  }
+
+  @Test
+  void shouldRunForcedLlAsOneShotAboveWhatAnLlSlotHolds() {
+    CostTableChooser ll = new CostTableChooser(AllReduceAlgorithm.LL, 64);
+    assertThat(ll.choose(ScratchLayout.LL_MAX_BYTES, 2, DataType.FLOAT32).algorithm())
+        .isEqualTo(AllReduceAlgorithm.LL);
+    assertThat(ll.choose(ScratchLayout.LL_MAX_BYTES + 16, 2, DataType.FLOAT32).algorithm())
+        .isEqualTo(AllReduceAlgorithm.ONESHOT);
+    assertThat(ll.choose(8, 2, DataType.FLOAT32).blocks()).isEqualTo(1);
+    assertThat(ll.choose(ScratchLayout.LL_MAX_BYTES, 2, DataType.FLOAT32).blocks()).isEqualTo(64);
+  }
+
+  @Test
+  void shouldPickTheAlgorithmWithTheLeastPredictedTime() {
+    for (int ranks = 2; ranks <= 8; ranks++) {
+      for (long b = 8; b <= 1L << 30; b *= 2) {
+        AllReduceAlgorithm chosen = auto.choose(b, ranks, DataType.FLOAT32).algorithm();
+        for (AllReduceAlgorithm other : AllReduceAlgorithm.values()) {
+          assertThat(CostTableChooser.predictNs(chosen, b, ranks))
+              .isLessThanOrEqualTo(CostTableChooser.predictNs(other, b, ranks));
+        }
+      }
+    }
+  }
+
+  @Test
+  void shouldSwitchToTwoShotForLargeMessagesOnMoreRanks() {
+    assertThat(auto.choose(8 << 10, 8, DataType.FLOAT32).algorithm())
+        .isNotEqualTo(AllReduceAlgorithm.TWOSHOT);
+    assertThat(auto.choose(64 << 20, 8, DataType.FLOAT32).algorithm())
+        .isEqualTo(AllReduceAlgorithm.TWOSHOT);
+  }
+
+  @Test
+  void shouldGrowTheGridWithTheMessageUpToTheChannelLimit() {
+    CostTableChooser oneshot = new CostTableChooser(AllReduceAlgorithm.ONESHOT, 132);
+    assertThat(oneshot.choose(8, 2, DataType.FLOAT32).blocks()).isEqualTo(1);
+    assertThat(oneshot.choose(256 << 10, 2, DataType.FLOAT32).blocks()).isEqualTo(8);
+    assertThat(oneshot.choose(512 << 20, 2, DataType.FLOAT32).blocks()).isEqualTo(132);
+    assertThat(
+            new CostTableChooser(null, CostTableChooser.DEFAULT_MAX_CHANNELS)
+                .choose(512 << 20, 2, DataType.FLOAT32)
+                .blocks())
+        .isEqualTo(64);
+    assertThat(
+            new CostTableChooser(AllReduceAlgorithm.TWOSHOT, 16)
+                .choose(1 << 30, 2, DataType.INT8)
+                .blocks())
+        .isEqualTo(16);
+  }
+
+  @Test
+  void shouldNameTheAcceptedAlgorithmsWhenDdp4jAlgoIsUnknown() {
+    assertThat(AllReduceAlgorithm.parse("OneShot")).isEqualTo(AllReduceAlgorithm.ONESHOT);
+    assertThatThrownBy(() -> AllReduceAlgorithm.parse("ring"))
+        .hasMessageContaining("DDP4J_ALGO='ring'")
+        .hasMessageContaining("oneshot, twoshot, copyengine");
+  }
+
+  @Test
+  void shouldKeepTheScratchWithinItsBudget() {
+    ScratchLayout l = ScratchLayout.within(2, 240L << 20);
+    assertThat(l.totalBytes()).isLessThanOrEqualTo(240L << 20);
+    assertThat(l.slotBytes() % (1 << 20)).isZero();
+    assertThat(l.totalBytes()).isGreaterThan(2 * l.slotBytes() + 2 * ScratchLayout.LL_SLOT_BYTES);
+    assertThat(ScratchLayout.within(8, 240L << 20).totalBytes()).isLessThanOrEqualTo(240L << 20);
+    assertThatThrownBy(() -> new ScratchLayout(9, 1 << 20)).hasMessageContaining("ranks : 9");
+  }
+}

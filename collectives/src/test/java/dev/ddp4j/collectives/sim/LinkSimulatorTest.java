@@ -1,0 +1,119 @@
+package dev.ddp4j.collectives.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ddp4j.collectives.plan.Algorithm;
+import dev.ddp4j.collectives.plan.CostParams;
+import dev.ddp4j.collectives.plan.Plan;
+import dev.ddp4j.collectives.plan.PlanCompiler;
+import dev.ddp4j.collectives.plan.Planner;
+import dev.ddp4j.collectives.plan.PlannerOptions;
+import dev.ddp4j.collectives.schedule.CollectiveKind;
+import dev.ddp4j.collectives.schedule.RankSchedule;
+import dev.ddp4j.collectives.schedule.Schedule;
+import dev.ddp4j.collectives.schedule.Step;
+import dev.ddp4j.collectives.topology.Fixtures;
+import dev.ddp4j.collectives.topology.Topology;
+import java.util.List;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
+
+class LinkSimulatorTest {
+
+  private static final long COUNT_64_MIB = 16L << 20; // floats
+  private static final long MAX_STEP = 1L << 20;
+
+  private static double simulate(Topology t, Plan p, Algorithm a, long count) {
+    Schedule s = PlanCompiler.allReduce(p, a, count, MAX_STEP);
+    return LinkSimulator.run(t, p.devices(), s, 4, CostParams.GPU, 8).timeUs();
+  }
+
+  @Test
+  void shouldAgreeWithTheCostModelOnBandwidthBoundSizes() {
+    for (String name : Fixtures.ALL) {
+      Topology t = Fixtures.load(name);
+      Plan p = Planner.plan(t, t.deviceCount(), PlannerOptions.defaults(true));
+      for (Algorithm a : p.table().get(0).timeUs().keySet()) {
+        double simUs = simulate(t, p, a, COUNT_64_MIB);
+        double modelUs = p.predictionFor(COUNT_64_MIB * 4).timeUs().get(a);
+        assertThat(simUs / modelUs).as(name + " " + a).isBetween(0.6, 1.4);
+      }
+    }
+  }
+
+  /**
+   * The planner picks by its cost model; replaying every candidate must not show a much faster one.
+   */
+  @Test
+  void shouldFindThePlannersChoiceAmongTheFastestInSimulation() {
+    for (String name : Fixtures.ALL) {
+      Topology t = Fixtures.load(name);
+      Plan p = Planner.plan(t, t.deviceCount(), PlannerOptions.defaults(true));
+      for (long count : new long[] {16 << 10, 256 << 10, COUNT_64_MIB}) {
+        double best = Double.POSITIVE_INFINITY;
+        for (Algorithm a : p.table().get(0).timeUs().keySet()) {
+          best = Math.min(best, simulate(t, p, a, count));
+        }
+        Algorithm chosen = p.algorithmFor(count * 4);
+        assertThat(simulate(t, p, chosen, count))
+            .as(name + " " + count * 4 + " B chose " + chosen)
+            .isLessThanOrEqualTo(1.25 * best);
+      }
+    }
+  }
+
+  @Test
+  void shouldConfirmHierarchicalBeatsTheRingOnTheA100Box() {
+    Topology t = Fixtures.load(Fixtures.A100_4);
+    Plan p = Planner.plan(t, 4, PlannerOptions.defaults(true));
+    double ring = simulate(t, p, Algorithm.RING, COUNT_64_MIB);
+    double hier = simulate(t, p, Algorithm.HIERARCHICAL, COUNT_64_MIB);
+    assertThat(ring / hier).isGreaterThan(1.3);
+  }
+
+  @Test
+  void shouldNeverBeatTheBusiestLink() {
+    Topology t = Fixtures.load(Fixtures.PCIE_4);
+    Plan p = Planner.plan(t, 4, PlannerOptions.defaults(true));
+    Schedule s = PlanCompiler.allReduce(p, Algorithm.RING, COUNT_64_MIB, MAX_STEP);
+    SimResult r = LinkSimulator.run(t, p.devices(), s, 4, CostParams.GPU, 8);
+    assertThat(r.timeUs()).isGreaterThanOrEqualTo(r.busiestLinkUs());
+    assertThat(t.link(r.busiestLink()).type().name()).isEqualTo("SYS");
+  }
+
+  @Test
+  void shouldNameTheStuckRanksOfADeadlockedSchedule() {
+    Schedule bad =
+        new Schedule(
+            CollectiveKind.ALL_REDUCE,
+            "bad",
+            2,
+            4,
+            -1,
+            List.of(
+                new RankSchedule(0, List.of(List.of(Step.recvReduce(1, 0, 4), Step.send(1, 0, 4)))),
+                new RankSchedule(
+                    1, List.of(List.of(Step.recvReduce(0, 0, 4), Step.send(0, 0, 4))))));
+    Topology t = Fixtures.load(Fixtures.H200_2);
+    assertThatThrownBy(() -> LinkSimulator.run(t, new int[] {0, 1}, bad, 4, CostParams.GPU, 1))
+        .hasMessageContaining("deadlocks")
+        .hasMessageContaining("rank 0 ch 0 at step 0");
+  }
+
+  @Property(tries = 30)
+  void shouldFinishEveryCompiledScheduleNoFasterThanItsBusiestLink(
+      @ForAll long seed,
+      @ForAll @IntRange(min = 2, max = 6) int gpus,
+      @ForAll @IntRange(min = 1, max = 100000) int count) {
+    Topology t = dev.ddp4j.collectives.plan.RandomTopologiesAccess.generate(seed, gpus);
+    Plan p = Planner.plan(t, gpus, PlannerOptions.defaults(true));
+    for (Algorithm a : p.table().get(0).timeUs().keySet()) {
+      Schedule s = PlanCompiler.allReduce(p, a, count, 4096);
+      SimResult r = LinkSimulator.run(t, p.devices(), s, 4, CostParams.GPU, 1);
+      assertThat(r.timeUs()).isGreaterThanOrEqualTo(r.busiestLinkUs()).isPositive();
+    }
+  }
+}

@@ -1,0 +1,123 @@
+package dev.ddp4j.launcher.topo;
+
+import dev.ddp4j.collectives.plan.Algorithm;
+import dev.ddp4j.collectives.plan.Plan;
+import dev.ddp4j.collectives.plan.Prediction;
+import dev.ddp4j.collectives.topology.Node;
+import dev.ddp4j.collectives.topology.Route;
+import dev.ddp4j.collectives.topology.Topology;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * {@code topo --json}: {@code gpus} (device index, name, host, bus id), {@code links} (every device
+ * pair: path type and bandwidth), {@code rings} (device indices, best first), {@code plan} (per
+ * size: chosen algorithm, predicted bus bandwidth of each), {@code gpuOrder}, {@code warnings},
+ * {@code topologyHash}.
+ */
+final class TopoJson {
+
+  private TopoJson() {}
+
+  static String render(Topology t, Plan plan) {
+    List<String> gpus = new ArrayList<>();
+    for (int i = 0; i < t.deviceCount(); i++) {
+      Node n = t.device(i);
+      gpus.add(
+          String.format(
+              Locale.ROOT,
+              "{\"index\": %d, \"name\": %s, \"host\": %d, \"busId\": %s}",
+              i,
+              str(n.name()),
+              n.host(),
+              str(n.attr("busid", ""))));
+    }
+    List<String> links = new ArrayList<>();
+    for (int a = 0; a < t.deviceCount(); a++) {
+      for (int b = a + 1; b < t.deviceCount(); b++) {
+        Route r = t.route(a, b);
+        links.add(
+            String.format(
+                Locale.ROOT,
+                "{\"a\": %d, \"b\": %d, \"type\": %s, \"gbps\": %s}",
+                a,
+                b,
+                str(r.label()),
+                num(r.gbps())));
+      }
+    }
+    List<String> rings = new ArrayList<>();
+    for (int[] ring : plan.rings()) {
+      List<String> ids = new ArrayList<>();
+      for (int rank : ring) {
+        ids.add(Integer.toString(plan.devices()[rank]));
+      }
+      rings.add("[" + String.join(", ", ids) + "]");
+    }
+    List<String> entries = new ArrayList<>();
+    for (long bytes : TopoReport.SIZES) {
+      Prediction p = plan.predictionFor(bytes);
+      List<String> bw = new ArrayList<>();
+      for (Algorithm a : p.timeUs().keySet()) {
+        bw.add(str(a.id()) + ": " + num(p.busBwGbps(a)));
+      }
+      entries.add(
+          String.format(
+              Locale.ROOT,
+              "{\"bytes\": %d, \"chosen\": %s, \"predictedBusBwGBps\": {%s}}",
+              bytes,
+              str(p.chosen().id()),
+              String.join(", ", bw)));
+    }
+    List<String> order = new ArrayList<>();
+    for (int d : plan.devices()) {
+      order.add(Integer.toString(d));
+    }
+    List<String> warnings = plan.warnings().stream().map(TopoJson::str).toList();
+    return "{\n  \"gpus\": ["
+        + String.join(", ", gpus)
+        + "],\n"
+        + "  \"links\": ["
+        + String.join(", ", links)
+        + "],\n"
+        + "  \"rings\": ["
+        + String.join(", ", rings)
+        + "],\n"
+        + "  \"plan\": ["
+        + String.join(",\n    ", entries)
+        + "],\n"
+        + "  \"gpuOrder\": ["
+        + String.join(", ", order)
+        + "],\n"
+        + "  \"warnings\": ["
+        + String.join(", ", warnings)
+        + "],\n"
+        + "  \"topologyHash\": "
+        + str(plan.topologyHash())
+        + "\n}";
+  }
+
+  static String num(double v) {
+    return Double.isFinite(v) ? String.format(Locale.ROOT, "%.2f", v) : "null";
+  }
+
+  static String str(String s) {
+    StringBuilder sb = new StringBuilder("\"");
+    for (char c : s.toCharArray()) {
+      switch (c) {
+        case '"' -> sb.append("\\\"");
+        case '\\' -> sb.append("\\\\");
+        case '\n' -> sb.append("\\n");
+        default -> {
+          if (c < 0x20) {
+            sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+          } else {
+            sb.append(c);
+          }
+        }
+      }
+    }
+    return sb.append('"').toString();
+  }
+}

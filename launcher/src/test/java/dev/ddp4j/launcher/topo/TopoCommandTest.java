@@ -1,0 +1,131 @@
+package dev.ddp4j.launcher.topo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class TopoCommandTest {
+
+  @TempDir Path tmp;
+
+  private Path fixture(String name) throws IOException {
+    Path p = tmp.resolve(name);
+    try (InputStream in = getClass().getResourceAsStream("/topology/" + name)) {
+      Files.write(p, in.readAllBytes());
+    }
+    return p;
+  }
+
+  /** Runs {@code topo} with {@code env} as the environment; returns exit code, stdout, stderr. */
+  private static String[] run(Map<String, String> env, String... args) {
+    TopoCommand cmd = new TopoCommand();
+    cmd.env = env;
+    CommandLine cl = new CommandLine(cmd);
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cl.setOut(new PrintWriter(out));
+    cl.setErr(new PrintWriter(err));
+    int code = cl.execute(args);
+    return new String[] {Integer.toString(code), out.toString(), err.toString()};
+  }
+
+  @Test
+  void shouldExplainTheA100BoxWithChannelsPredictionsAndWarnings() throws IOException {
+    String[] r =
+        run(Map.of(), "--from-nvidia-smi", fixture("a100-4gpu-nvlink-pairs.txt").toString());
+    assertThat(r[0]).as(r[2]).isEqualTo("0");
+    assertThat(r[1])
+        .contains("GPU0\t X \tNV12\tSYS\tSYS")
+        .contains("Channel 00/01 : 0[0] -> 1[1] via P2P/IPC over NVL (NV12, 300 GB/s)")
+        .contains("Bottleneck: GPU1 -> GPU2 over SYS at 20 GB/s")
+        .contains("256 MiB")
+        .contains("  hierarchical (")
+        .contains("WARN GPU1 -> GPU2 crosses PCIe (SYS)")
+        .contains(
+            "WARN the hierarchical schedule (2 islands of 2) is predicted 1.4x faster than the flat ring at 4 GiB (2.4x at 8 B)");
+  }
+
+  @Test
+  void shouldPrintTheIssuesJsonFields() throws IOException {
+    String[] r =
+        run(
+            Map.of(),
+            "--from-nvidia-smi",
+            fixture("a100-4gpu-nvlink-pairs.txt").toString(),
+            "--json");
+    assertThat(r[0]).as(r[2]).isEqualTo("0");
+    String json = r[1];
+    assertThat(json)
+        .contains("\"gpus\": [{\"index\": 0, \"name\": \"GPU0\"")
+        .contains("{\"a\": 0, \"b\": 1, \"type\": \"NV12\", \"gbps\": 300.00}")
+        .contains("\"rings\": [[0, 1, 2, 3]]")
+        .contains(
+            "{\"bytes\": 268435456, \"chosen\": \"hierarchical\", \"predictedBusBwGBps\": {\"ring\": ")
+        .contains("\"hierarchical\": ");
+    for (long bytes : TopoReport.SIZES) {
+      assertThat(json).contains("{\"bytes\": " + bytes + ", ");
+    }
+    assertThat(json.chars().filter(c -> c == '{').count())
+        .isEqualTo(json.chars().filter(c -> c == '}').count());
+  }
+
+  @Test
+  void shouldReportNv18BetweenTheH200s() throws IOException {
+    String[] r =
+        run(Map.of(), "--from-nvidia-smi", fixture("h200-2gpu-nv18.txt").toString(), "--json");
+    assertThat(r[1]).contains("{\"a\": 0, \"b\": 1, \"type\": \"NV18\", \"gbps\": 450.00}");
+  }
+
+  @Test
+  void shouldFollowForcedAlgorithmAndDrawAPicture() throws IOException {
+    Path svg = tmp.resolve("topo.svg");
+    String[] r =
+        run(
+            Map.of("DDP4J_ALGO", "ring"),
+            "--from-xml",
+            fixture("dgx1-v100-hybrid-cube-mesh.xml").toString(),
+            "--nproc",
+            "8",
+            "--svg",
+            svg.toString());
+    assertThat(r[0]).as(r[2]).isEqualTo("0");
+    assertThat(r[1])
+        .contains("ranks will use GPU order 0,3,2,1,5,6,7,4")
+        .doesNotContain("  tree (");
+    String picture = Files.readString(svg);
+    assertThat(picture)
+        .startsWith("<svg")
+        .endsWith("</svg>\n")
+        .contains(">GPU7</text>")
+        .contains("NV2");
+  }
+
+  @Test
+  void shouldPlanAcrossHostsAndRejectTooManyRanks() throws IOException {
+    Path file = fixture("a100-4gpu-nvlink-pairs.txt");
+    String[] r = run(Map.of(), "--from-nvidia-smi", file.toString(), "--hosts", "2");
+    assertThat(r[1]).contains("8 GPUs on 2 hosts").contains("via NET/Socket over NET");
+    String[] bad = run(Map.of(), "--from-nvidia-smi", file.toString(), "--nproc", "5");
+    assertThat(bad[0]).isEqualTo("2");
+    assertThat(bad[2]).contains("--nproc=5 but the topology has 4 devices");
+  }
+
+  @Test
+  void shouldBeReachableFromTheLauncherCommandLine() throws IOException {
+    CommandLine cl = dev.ddp4j.launcher.LaunchCommandAccess.commandLine();
+    StringWriter out = new StringWriter();
+    cl.setOut(new PrintWriter(out));
+    int code = cl.execute("topo", "--from-nvidia-smi", fixture("h200-2gpu-nv18.txt").toString());
+    assertThat(code).isZero();
+    assertThat(out.toString()).contains("via P2P/IPC over NVL (NV18, 450 GB/s)");
+  }
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Builds a self-contained bundle for GPU machines without Java or network (shared/device/README.md): a jlink
+# runtime of JDK 17, the jars the cuda backend and its GPU tests/bench need (JCuda's natives without the 24 MB
+# libJNvPTXCompiler, which ddp4j never loads), the test classes, NCCL's reference harness and run-gpu.sh.
+# Usage: scripts/make-bundle.sh [OUT_DIR] (default: bundle/ in this checkout). The result stays under 64 MiB.
+# On the GPU machine: bash OUT_DIR/run-gpu.sh (see that script for its steps).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+out=$(mkdir -p "${1:-$repo/bundle}" && cd "${1:-$repo/bundle}" && pwd)
+jdk=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+m2=${M2_REPO:-$HOME/.m2/repository}
+shared=${DDP4J_SHARED_DEVICE_DIR:-/work/shared/device}
+
+(cd "$repo" && mvn -B -o -q package -pl collectives -am -DskipTests)
+
+if [ ! -x "$out/jre/bin/java" ]; then
+  "$jdk/bin/jlink" --add-modules java.base,java.logging,java.management,jdk.unsupported,java.xml,java.naming,jdk.management,java.sql,jdk.crypto.ec \
+    --strip-debug --no-header-files --no-man-pages --compress=2 --output "$out/jre"
+fi
+
+rm -rf "$out/lib" && mkdir -p "$out/lib"
+jar() { # group artifact version [classifier]
+  local g=${1//.//} f="$2-$3${4:+-$4}.jar"
+  cp "$m2/$g/$2/$3/$f" "$out/lib/$f"
+}
+cp "$repo"/ddp-api/target/ddp-api-*.jar "$repo"/collectives/target/collectives-*.jar "$out/lib/"
+rm -f "$out"/lib/*-sources.jar "$out"/lib/*-tests.jar
+"$jdk/bin/jar" cf "$out/lib/collectives-test-classes.jar" -C "$repo/collectives/target/test-classes" .
+jar org.jcuda jcuda 12.6.0
+jar net.java.dev.jna jna 5.19.1
+natives=$(mktemp -d)
+(cd "$natives" && "$jdk/bin/jar" xf "$m2/org/jcuda/jcuda-natives/12.6.0/jcuda-natives-12.6.0-linux-x86_64.jar" \
+  && rm -f lib/libJNvPTXCompiler-*.so && "$jdk/bin/jar" cf "$out/lib/jcuda-natives-12.6.0-linux-x86_64.jar" .)
+rm -rf "$natives"
+jar org.junit.jupiter junit-jupiter-api 5.14.1
+jar org.junit.jupiter junit-jupiter-engine 5.14.1
+jar org.junit.platform junit-platform-commons 1.14.1
+jar org.junit.platform junit-platform-engine 1.14.1
+jar org.junit.platform junit-platform-launcher 1.14.1
+jar org.opentest4j opentest4j 1.3.0
+jar org.apiguardian apiguardian-api 1.1.2
+jar org.assertj assertj-core 3.27.7
+
+cp "$shared/nccl_bench.sh" "$shared/nccl_bench.cu" "$out/"
+cp "$repo/scripts/run-gpu.sh" "$out/run-gpu.sh"
+du -sh "$out"
+total=$(du -sb "$out" | cut -f1)
+if [ "$total" -ge $((64 << 20)) ]; then
+  echo "bundle is $total bytes, over the 64 MiB limit" >&2
+  exit 1
+fi

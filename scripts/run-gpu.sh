@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine from a bundle made by scripts/make-bundle.sh: the cuda backend's tests, its all-reduce
+# bench and NCCL's reference bench in one go, logs under $OUT (default /tmp/ddp4j-out), a short summary last.
+# STEPS picks what runs (default "topo tests bench nccl"); "check" runs the harness's quick correctness pass instead
+# of the JUnit tests; VARIANTS is the bench's comma-separated variants (default "auto"); "sweep" runs the bench from
+# SWEEP_MIN_BYTES (default 32 MiB) for each of SWEEP_VARIANTS (e.g. "oneshot:blocks=64:step=262144,twoshot").
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-/tmp/ddp4j-out}
+mkdir -p "$out"
+# NVLink multicast stays off on shared machines (the device README says why).
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+java="$here/jre/bin/java"
+cp="$here/lib/*"
+steps=${STEPS:-topo tests bench nccl}
+nproc=$(nvidia-smi -L | wc -l)
+for step in $steps; do
+  start=$(date +%s)
+  case $step in
+    topo) nvidia-smi topo -m > "$out/topo.txt" 2>&1; nvidia-smi > "$out/smi.txt" 2>&1; rc=$? ;;
+    check) timeout 300 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.harness.GpuHarness check --nproc "$nproc" --quick > "$out/check.log" 2>&1; rc=$? ;;
+    tests) timeout 420 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.GpuTestMain > "$out/tests.log" 2>&1; rc=$? ;;
+    bench) timeout 300 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.harness.GpuHarness bench --nproc "$nproc" --variants "${VARIANTS:-auto}" > "$out/bench.log" 2>&1; rc=$? ;;
+    sweep) timeout 200 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.harness.GpuHarness bench --nproc "$nproc" --min-bytes "${SWEEP_MIN_BYTES:-33554432}" --variants "$SWEEP_VARIANTS" > "$out/sweep.log" 2>&1; rc=$? ;;
+    nccl) timeout 200 bash "$here/nccl_bench.sh" > "$out/nccl.log" 2>&1; rc=$? ;;
+    *) echo "unknown step $step"; rc=2 ;;
+  esac
+  echo "step $step: rc=$rc in $(( $(date +%s) - start )) s" | tee -a "$out/steps.txt"
+done
+echo "==== summary"
+[ -f "$out/check.log" ] && { grep -c PASS "$out/check.log"; grep -E "FAIL|Exception|^#" "$out/check.log" | head -20; }
+[ -f "$out/tests.log" ] && sed -n '/==== cuda package tests/,$p' "$out/tests.log" | grep -vE "^\s*$" | head -30
+[ -f "$out/bench.log" ] && grep -vE "^(----|\s*at |INFO|[A-Z][a-z][a-z] [0-9])" "$out/bench.log" | head -80
+[ -f "$out/sweep.log" ] && grep -vE "^(----|\s*at |INFO|[A-Z][a-z][a-z] [0-9])" "$out/sweep.log" | grep -vE "bytes +count" | head -80
+[ -f "$out/nccl.log" ] && cat "$out/nccl.log"
