@@ -63,9 +63,9 @@ final class ScheduleCache {
       case ALL_REDUCE:
         switch (allReduceAlgorithm) {
           case "oneshot":
-            return DirectSchedules.oneShot(rings[0].length, k.count());
+            return DirectSchedules.oneShot(rings[0].length, k.count(), rings.length);
           case "twoshot":
-            return DirectSchedules.twoShot(rings[0].length, k.count());
+            return DirectSchedules.twoShot(rings[0].length, k.count(), rings.length);
           default:
             return RingSchedules.allReduce(rings, k.count(), maxStep);
         }
