@@ -9,6 +9,7 @@ import dev.ddp4j.runtime.model.GraphAdapter;
 import dev.ddp4j.runtime.model.ModelAdapter;
 import dev.ddp4j.runtime.model.MultiLayerAdapter;
 import dev.ddp4j.runtime.nd4jcuda.NdCollectives;
+import dev.ddp4j.runtime.syncbn.SyncBatchNormLayer;
 import dev.ddp4j.runtime.trace.Timeline;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -79,7 +80,11 @@ public final class DdpModel implements AutoCloseable {
     this.collectives = NdCollectives.of(group);
     this.reducer = new GradientReducer(group, plan, collectives.hook(options.commHook()), timeline);
     broadcastState();
-    adapter.wrapHiddenLayers(new HookListener());
+    adapter.wrapHiddenLayers(
+        new HookListener(),
+        options.syncBatchNorm()
+            ? layer -> SyncBatchNormLayer.wrapIfBatchNorm(layer, collectives::sumInPlace)
+            : layer -> layer);
     adapter.addListenerFirst(listener);
   }
 

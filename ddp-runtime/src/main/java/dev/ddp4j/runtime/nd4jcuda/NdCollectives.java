@@ -78,6 +78,26 @@ public final class NdCollectives {
     }
   }
 
+  /**
+   * Replaces {@code array} (contiguous, outside workspaces) by its sum over all ranks; waits for
+   * it.
+   */
+  public void sumInPlace(INDArray array) {
+    if (device != null) {
+      Work w = group.allReduce(device.describe(array), ReduceOp.SUM);
+      device.deviceWritten(array);
+      w.await();
+      return;
+    }
+    if (stageOnHost) {
+      Nd4j.getAffinityManager().ensureLocation(array, AffinityManager.Location.HOST);
+    }
+    group.allReduce(NdBuffers.host(array), ReduceOp.SUM).await();
+    if (stageOnHost) {
+      Nd4j.getAffinityManager().tagLocation(array, AffinityManager.Location.HOST);
+    }
+  }
+
   /** Starts summing {@code values} over all ranks; {@link Sum#await} returns the sums. */
   public Sum startSum(long[] values) {
     if (device == null) {
