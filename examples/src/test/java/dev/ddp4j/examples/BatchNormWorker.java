@@ -4,6 +4,7 @@ import dev.ddp4j.Ddp;
 import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.runtime.DdpModel;
 import dev.ddp4j.runtime.DdpOptions;
+import dev.ddp4j.runtime.nd4jcuda.Nd4jDevices;
 import java.io.DataOutputStream;
 import java.io.FileOutputStream;
 import java.nio.file.Path;
@@ -28,6 +29,9 @@ public final class BatchNormWorker {
     int localBatch = Integer.parseInt(args[2]);
     Path out = Path.of(args[3]);
     try (ProcessGroup pg = Ddp.init()) {
+      // ND4J's CUDA backend only (a no-op on the CPU): this rank's arrays on its own GPU.
+      Nd4jDevices.pinThreadToLocalRank(
+          Integer.parseInt(System.getenv().getOrDefault("LOCAL_RANK", "0")));
       MultiLayerNetwork net = BatchNormModels.model(kind, 1234 + pg.rank());
       DdpOptions options = DdpOptions.fromEnvironment().withBucketCaps(64, 2048);
       try (DdpModel ddp = DdpModel.wrap(net, pg, options);

@@ -53,6 +53,18 @@ public final class Nd4jDevices {
   }
 
   /**
+   * Makes ND4J allocate and compute on GPU {@code localRank} for the calling thread, as the {@code
+   * cuda} group does (one process per GPU, {@code LOCAL_RANK} picks it). Call it before building
+   * the model; a no-op on ND4J's CPU backend. Without it ND4J may place this rank's arrays on
+   * another GPU, and the group refuses them ("the buffer is on GPU 0 but this rank runs on GPU 1").
+   */
+  public static void pinThreadToLocalRank(int localRank) {
+    if (nd4jOnCuda()) {
+      Nd4j.getAffinityManager().unsafeSetDevice(localRank);
+    }
+  }
+
+  /**
    * Checks that a group of backend {@code groupBackend} can take ND4J's arrays on this backend.
    *
    * @throws ConfigException for a {@code cuda} group with ND4J on the CPU, naming the two fixes
