@@ -1,17 +1,15 @@
 package dev.ddp4j.runtime;
 
-import dev.ddp4j.HostBuffer;
 import dev.ddp4j.ProcessGroup;
-import dev.ddp4j.ReduceOp;
-import dev.ddp4j.Work;
 import dev.ddp4j.runtime.bucket.BucketPlan;
 import dev.ddp4j.runtime.bucket.GradientReducer;
 import dev.ddp4j.runtime.bucket.ParamRange;
-import dev.ddp4j.runtime.comm.NdBuffers;
 import dev.ddp4j.runtime.hook.BackwardHookLayer;
 import dev.ddp4j.runtime.model.GraphAdapter;
 import dev.ddp4j.runtime.model.ModelAdapter;
 import dev.ddp4j.runtime.model.MultiLayerAdapter;
+import dev.ddp4j.runtime.nd4jcuda.NdCollectives;
+import dev.ddp4j.runtime.syncbn.SyncBatchNormLayer;
 import dev.ddp4j.runtime.trace.Timeline;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -52,14 +50,15 @@ public final class DdpModel implements AutoCloseable {
   private final ProcessGroup group;
   private final Timeline timeline;
   private final GradientReducer reducer;
+  private final NdCollectives collectives;
   private final StepListener listener = new StepListener();
   private INDArray accumulated;
   private long accumulatedExamples;
   private boolean noSync;
   private boolean closed;
   private long stepExamples;
-  private long[] globalExamples = new long[1];
-  private Work globalExamplesWork;
+  private long globalExamples = 1;
+  private NdCollectives.Sum globalExamplesWork;
   private long gradientsDoneNs;
 
   private DdpModel(ModelAdapter adapter, ProcessGroup group, DdpOptions options) {
@@ -76,9 +75,16 @@ public final class DdpModel implements AutoCloseable {
             elementBytes,
             options.firstBucketBytes(),
             options.bucketCapBytes());
-    this.reducer = new GradientReducer(group, plan, options.commHook(), timeline);
+    // Host buffers on ND4J's CPU backend; device buffers on ND4J's stream for ND4J CUDA + cuda
+    // group.
+    this.collectives = NdCollectives.of(group);
+    this.reducer = new GradientReducer(group, plan, collectives.hook(options.commHook()), timeline);
     broadcastState();
-    adapter.wrapHiddenLayers(new HookListener());
+    adapter.wrapHiddenLayers(
+        new HookListener(),
+        options.syncBatchNorm()
+            ? layer -> SyncBatchNormLayer.wrapIfBatchNorm(layer, collectives::sumInPlace)
+            : layer -> layer);
     adapter.addListenerFirst(listener);
   }
 
@@ -101,13 +107,16 @@ public final class DdpModel implements AutoCloseable {
   }
 
   private void broadcastState() {
-    group.broadcast(NdBuffers.host(adapter.params()), 0).await();
+    collectives.broadcast(adapter.params(), 0);
     INDArray state = adapter.updaterState();
     if (state != null && state.length() > 0) {
-      group.broadcast(NdBuffers.host(state), 0).await();
+      collectives.broadcast(state, 0);
     }
-    long[] counts = {adapter.iterationCount(), adapter.epochCount()};
-    group.broadcast(HostBuffer.of(counts), 0).await();
+    // Rank 0's counts, as a sum where the other ranks contribute 0.
+    boolean root = group.rank() == 0;
+    long[] counts =
+        collectives.sum(
+            new long[] {root ? adapter.iterationCount() : 0, root ? adapter.epochCount() : 0});
     adapter.setCounts((int) counts[0], (int) counts[1]);
   }
 
@@ -121,8 +130,8 @@ public final class DdpModel implements AutoCloseable {
       accumulate(data);
       return;
     }
-    globalExamples = new long[] {data.numExamples() + accumulatedExamples};
-    globalExamplesWork = group.allReduce(HostBuffer.of(globalExamples), ReduceOp.SUM);
+    globalExamplesWork =
+        collectives.startSum(new long[] {data.numExamples() + accumulatedExamples});
     runStep(data);
   }
 
@@ -146,7 +155,7 @@ public final class DdpModel implements AutoCloseable {
       boolean has = iterator.hasNext();
       DataSet data = has ? iterator.next() : null;
       long[] flags = {has ? 1 : 0, has ? data.numExamples() + accumulatedExamples : 0};
-      group.allReduce(HostBuffer.of(flags), ReduceOp.SUM).await();
+      flags = collectives.sum(flags);
       if (flags[0] < group.size()) {
         if (has) {
           System.err.printf(
@@ -156,7 +165,7 @@ public final class DdpModel implements AutoCloseable {
         }
         break;
       }
-      globalExamples = new long[] {flags[1]};
+      globalExamples = flags[1];
       globalExamplesWork = null;
       runStep(data);
       step++;
@@ -210,11 +219,12 @@ public final class DdpModel implements AutoCloseable {
   private void onGradientsComputed() {
     reducer.finishStep(group.timeout());
     if (globalExamplesWork != null) {
-      globalExamplesWork.await();
+      globalExamples = globalExamplesWork.await(group.timeout())[0];
+      globalExamplesWork = null;
     }
     // DL4J's updater divides by this rank's batch size; weight so that it yields the mean over all
     // examples.
-    double scale = (double) stepExamples / globalExamples[0];
+    double scale = (double) stepExamples / globalExamples;
     INDArray g = adapter.gradients();
     try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
       if (scale != 1.0) {

@@ -16,15 +16,24 @@ import java.util.Map;
  *   <tr><td>DDP4J_BUCKET_CAP_MB</td><td>cap of every other bucket</td><td>25</td></tr>
  *   <tr><td>DDP4J_COMM_HOOK</td><td>allreduce, fp16 or bf16</td><td>allreduce</td></tr>
  *   <tr><td>DDP4J_TIMELINE</td><td>Chrome-trace file per rank ({rank} or .rankR added)</td><td>none</td></tr>
+ *   <tr><td>DDP4J_SYNC_BATCHNORM</td><td>1: batch norm statistics over all ranks' examples</td><td>0</td></tr>
  * </table>
  *
  * @param firstBucketBytes cap of bucket 0, which backward fills first
  * @param bucketCapBytes cap of the other buckets
  * @param commHook how each bucket is communicated
  * @param timelinePattern where to write each rank's timeline, or null for none
+ * @param syncBatchNorm whether BatchNormalization layers normalise training batches with the mean
+ *     and variance of every rank's examples together (PyTorch's SyncBatchNorm), so N ranks with B
+ *     examples each match one process on N*B; off by default (each rank's own statistics, running
+ *     statistics averaged over ranks)
  */
 public record DdpOptions(
-    long firstBucketBytes, long bucketCapBytes, CommHook commHook, String timelinePattern) {
+    long firstBucketBytes,
+    long bucketCapBytes,
+    CommHook commHook,
+    String timelinePattern,
+    boolean syncBatchNorm) {
 
   public static final long MIB = 1L << 20;
 
@@ -43,9 +52,15 @@ public record DdpOptions(
     }
   }
 
-  /** 1 MiB first bucket, 25 MiB others, plain all-reduce, no timeline. */
+  /** Options without synchronised batch norm. */
+  public DdpOptions(
+      long firstBucketBytes, long bucketCapBytes, CommHook commHook, String timelinePattern) {
+    this(firstBucketBytes, bucketCapBytes, commHook, timelinePattern, false);
+  }
+
+  /** 1 MiB first bucket, 25 MiB others, plain all-reduce, no timeline, per-rank batch norm. */
   public static DdpOptions defaults() {
-    return new DdpOptions(MIB, 25 * MIB, CommHooks.allReduce(), null);
+    return new DdpOptions(MIB, 25 * MIB, CommHooks.allReduce(), null, false);
   }
 
   public static DdpOptions fromEnvironment() {
@@ -67,7 +82,28 @@ public record DdpOptions(
     }
     String timeline = env.get("DDP4J_TIMELINE");
     return new DdpOptions(
-        first, cap, hook, timeline == null || timeline.isBlank() ? null : timeline);
+        first,
+        cap,
+        hook,
+        timeline == null || timeline.isBlank() ? null : timeline,
+        flag(env, "DDP4J_SYNC_BATCHNORM"));
+  }
+
+  private static boolean flag(Map<String, String> env, String name) {
+    String v = env.get(name);
+    if (v == null || v.isBlank()) {
+      return false;
+    }
+    switch (v.trim().toLowerCase(java.util.Locale.ROOT)) {
+      case "1":
+      case "true":
+        return true;
+      case "0":
+      case "false":
+        return false;
+      default:
+        throw new ConfigException(name + "='" + v + "' (expected: 1 or 0)");
+    }
   }
 
   private static long megabytes(Map<String, String> env, String name, long fallback) {
@@ -88,14 +124,19 @@ public record DdpOptions(
   }
 
   public DdpOptions withBucketCaps(long firstBytes, long capBytes) {
-    return new DdpOptions(firstBytes, capBytes, commHook, timelinePattern);
+    return new DdpOptions(firstBytes, capBytes, commHook, timelinePattern, syncBatchNorm);
   }
 
   public DdpOptions withCommHook(CommHook hook) {
-    return new DdpOptions(firstBucketBytes, bucketCapBytes, hook, timelinePattern);
+    return new DdpOptions(firstBucketBytes, bucketCapBytes, hook, timelinePattern, syncBatchNorm);
   }
 
   public DdpOptions withTimeline(String pattern) {
-    return new DdpOptions(firstBucketBytes, bucketCapBytes, commHook, pattern);
+    return new DdpOptions(firstBucketBytes, bucketCapBytes, commHook, pattern, syncBatchNorm);
+  }
+
+  /** With synchronised batch statistics on or off (see {@link #syncBatchNorm()}). */
+  public DdpOptions withSyncBatchNorm(boolean on) {
+    return new DdpOptions(firstBucketBytes, bucketCapBytes, commHook, timelinePattern, on);
   }
 }

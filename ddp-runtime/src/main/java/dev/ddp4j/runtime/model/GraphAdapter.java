@@ -4,6 +4,7 @@ import dev.ddp4j.runtime.bucket.ParamRange;
 import dev.ddp4j.runtime.hook.BackwardHookLayer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import org.deeplearning4j.nn.api.Layer;
 import org.deeplearning4j.nn.api.Model;
 import org.deeplearning4j.nn.graph.ComputationGraph;
@@ -72,14 +73,14 @@ public final class GraphAdapter implements ModelAdapter {
   }
 
   @Override
-  public int wrapHiddenLayers(BackwardHookLayer.Listener listener) {
+  public int wrapHiddenLayers(BackwardHookLayer.Listener listener, UnaryOperator<Layer> inner) {
     boolean tbptt =
         graph.getConfiguration().getBackpropType()
             == org.deeplearning4j.nn.conf.BackpropType.TruncatedBPTT;
     int wrapped = 0;
     for (int t = 0; t < order.length; t++) {
       if (originals[t] != null && Hookable.canWrap(originals[t], tbptt)) {
-        replace(t, new BackwardHookLayer(originals[t], t, listener));
+        replace(t, new BackwardHookLayer(inner.apply(originals[t]), t, listener));
         wrapped++;
       }
     }

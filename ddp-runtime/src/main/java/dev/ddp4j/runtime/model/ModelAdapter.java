@@ -3,6 +3,8 @@ package dev.ddp4j.runtime.model;
 import dev.ddp4j.runtime.bucket.ParamRange;
 import dev.ddp4j.runtime.hook.BackwardHookLayer;
 import java.util.List;
+import java.util.function.UnaryOperator;
+import org.deeplearning4j.nn.api.Layer;
 import org.deeplearning4j.nn.api.Model;
 import org.deeplearning4j.optimize.api.TrainingListener;
 import org.nd4j.linalg.api.ndarray.INDArray;
@@ -44,7 +46,15 @@ public interface ModelAdapter {
    * Wraps every hidden layer that can be wrapped with a {@link BackwardHookLayer}; returns how
    * many.
    */
-  int wrapHiddenLayers(BackwardHookLayer.Listener listener);
+  default int wrapHiddenLayers(BackwardHookLayer.Listener listener) {
+    return wrapHiddenLayers(listener, UnaryOperator.identity());
+  }
+
+  /**
+   * As {@link #wrapHiddenLayers(BackwardHookLayer.Listener)}, with each wrapped layer first passed
+   * through {@code inner} (e.g. synchronised batch norm), inside its backward hook.
+   */
+  int wrapHiddenLayers(BackwardHookLayer.Listener listener, UnaryOperator<Layer> inner);
 
   /** Puts the original layers back. */
   void unwrapHiddenLayers();

@@ -4,6 +4,7 @@ import dev.ddp4j.runtime.bucket.ParamRange;
 import dev.ddp4j.runtime.hook.BackwardHookLayer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import org.deeplearning4j.nn.api.Layer;
 import org.deeplearning4j.nn.api.Model;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
@@ -61,7 +62,7 @@ public final class MultiLayerAdapter implements ModelAdapter {
   }
 
   @Override
-  public int wrapHiddenLayers(BackwardHookLayer.Listener listener) {
+  public int wrapHiddenLayers(BackwardHookLayer.Listener listener, UnaryOperator<Layer> inner) {
     Layer[] layers = net.getLayers();
     boolean tbptt =
         net.getLayerWiseConfigurations().getBackpropType()
@@ -69,7 +70,7 @@ public final class MultiLayerAdapter implements ModelAdapter {
     int wrapped = 0;
     for (int i = 0; i < layers.length; i++) {
       if (Hookable.canWrap(originals[i], tbptt)) {
-        layers[i] = new BackwardHookLayer(originals[i], i, listener);
+        layers[i] = new BackwardHookLayer(inner.apply(originals[i]), i, listener);
         wrapped++;
       }
     }

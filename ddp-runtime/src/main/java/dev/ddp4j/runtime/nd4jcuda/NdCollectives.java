@@ -1,0 +1,132 @@
+package dev.ddp4j.runtime.nd4jcuda;
+
+import dev.ddp4j.HostBuffer;
+import dev.ddp4j.ProcessGroup;
+import dev.ddp4j.ReduceOp;
+import dev.ddp4j.Work;
+import dev.ddp4j.runtime.comm.CommHook;
+import dev.ddp4j.runtime.comm.NdBuffers;
+import java.time.Duration;
+import org.nd4j.linalg.api.concurrency.AffinityManager;
+import org.nd4j.linalg.api.memory.MemoryWorkspace;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.factory.Nd4j;
+
+/**
+ * DdpModel's collectives on ND4J arrays and small counts, in whatever memory the group takes (see
+ * {@link Nd4jDevices} for the four combinations). On the CPU backend with the {@code cpu} group
+ * this is exactly what DdpModel did before: host memory in place.
+ */
+public final class NdCollectives {
+
+  private final ProcessGroup group;
+
+  /** Non-null only for ND4J's CUDA backend with the {@code cuda} group. */
+  private final Nd4jDevice device;
+
+  private final boolean stageOnHost;
+
+  private NdCollectives(ProcessGroup group, Nd4jDevice device, boolean stageOnHost) {
+    this.group = group;
+    this.device = device;
+    this.stageOnHost = stageOnHost;
+  }
+
+  /**
+   * Chooses the path for {@code group} and ND4J's current backend.
+   *
+   * @throws dev.ddp4j.ConfigException for a {@code cuda} group with ND4J on the CPU
+   */
+  public static NdCollectives of(ProcessGroup group) {
+    Nd4jDevices.checkCompatible(group.backend());
+    boolean cudaGroup = "cuda".equals(group.backend());
+    if (!Nd4jDevices.nd4jOnCuda()) {
+      return new NdCollectives(group, null, false);
+    }
+    return cudaGroup
+        ? new NdCollectives(group, Nd4jDevices.load(), false)
+        : new NdCollectives(group, null, true);
+  }
+
+  /** Whether buckets travel as device memory ({@code cuda} group on ND4J's CUDA backend). */
+  public boolean onDevice() {
+    return device != null;
+  }
+
+  /** The variant of {@code configured} that fits this path (itself on the CPU backend). */
+  public CommHook hook(CommHook configured) {
+    if (device != null) {
+      return DeviceCommHook.of(device, configured);
+    }
+    return stageOnHost ? new HostStagedCommHook(configured) : configured;
+  }
+
+  /** Copies rank {@code root}'s {@code array} into every rank's, in place; waits for it. */
+  public void broadcast(INDArray array, int root) {
+    if (device != null) {
+      Work w = group.broadcast(device.describe(array), root);
+      device.deviceWritten(array);
+      w.await();
+      return;
+    }
+    if (stageOnHost) {
+      Nd4j.getAffinityManager().ensureLocation(array, AffinityManager.Location.HOST);
+    }
+    group.broadcast(NdBuffers.host(array), root).await();
+    if (stageOnHost) {
+      Nd4j.getAffinityManager().tagLocation(array, AffinityManager.Location.HOST);
+    }
+  }
+
+  /**
+   * Replaces {@code array} (contiguous, outside workspaces) by its sum over all ranks; waits for
+   * it.
+   */
+  public void sumInPlace(INDArray array) {
+    if (device != null) {
+      Work w = group.allReduce(device.describe(array), ReduceOp.SUM);
+      device.deviceWritten(array);
+      w.await();
+      return;
+    }
+    if (stageOnHost) {
+      Nd4j.getAffinityManager().ensureLocation(array, AffinityManager.Location.HOST);
+    }
+    group.allReduce(NdBuffers.host(array), ReduceOp.SUM).await();
+    if (stageOnHost) {
+      Nd4j.getAffinityManager().tagLocation(array, AffinityManager.Location.HOST);
+    }
+  }
+
+  /** Starts summing {@code values} over all ranks; {@link Sum#await} returns the sums. */
+  public Sum startSum(long[] values) {
+    if (device == null) {
+      Work w = group.allReduce(HostBuffer.of(values), ReduceOp.SUM);
+      return timeout -> {
+        w.await(timeout);
+        return values;
+      };
+    }
+    INDArray onDevice;
+    try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
+      onDevice = Nd4j.createFromArray(values);
+    }
+    Work w = group.allReduce(device.describe(onDevice), ReduceOp.SUM);
+    device.deviceWritten(onDevice);
+    return timeout -> {
+      w.await(timeout);
+      return onDevice.toLongVector();
+    };
+  }
+
+  /** Sums {@code values} over all ranks and returns the sums (synchronously). */
+  public long[] sum(long[] values) {
+    return startSum(values).await(group.timeout());
+  }
+
+  /** A sum of counts in flight. */
+  public interface Sum {
+    /** Waits up to {@code timeout} and returns the sums. */
+    long[] await(Duration timeout);
+  }
+}
