@@ -21,6 +21,12 @@ public final class ShmSegment implements AutoCloseable {
 
   private static final Logger LOG = Logger.getLogger(ShmSegment.class.getName());
 
+  /** How every ring file's name starts: {@code ddp4j-PID-RANDOM.rRANK}. */
+  static final String ORPHAN_PREFIX = "ddp4j-";
+
+  private static final java.util.regex.Pattern RING_FILE =
+      java.util.regex.Pattern.compile("ddp4j-\\d+-[0-9a-f]+\\.r\\d+");
+
   private final Path path;
   private final MappedByteBuffer mapping;
   private final long address;
@@ -74,6 +80,7 @@ public final class ShmSegment implements AutoCloseable {
       }
       dir = fallback;
     }
+    removeOrphans(dir);
     Path path = dir.resolve(name);
     try (FileChannel ch =
         FileChannel.open(
@@ -108,6 +115,34 @@ public final class ShmSegment implements AutoCloseable {
     } catch (IOException e) {
       throw new DdpException(
           "cannot map the shared memory file " + path + " of a peer on this node: " + e, e);
+    }
+  }
+
+  /**
+   * Deletes ring files ({@code ddp4j-PID-...}) whose creator is no longer running: a rank killed in
+   * the moment between creating its file and unlinking it once mapped leaves one behind.
+   */
+  static void removeOrphans(Path dir) {
+    try (var files = Files.list(dir)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        String n = f.getFileName().toString();
+        int dash = n.indexOf('-', ORPHAN_PREFIX.length());
+        if (!n.startsWith(ORPHAN_PREFIX) || dash < 0 || !RING_FILE.matcher(n).matches()) {
+          continue;
+        }
+        try {
+          long pid = Long.parseLong(n.substring(ORPHAN_PREFIX.length(), dash));
+          if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+            continue;
+          }
+          Files.deleteIfExists(f);
+          LOG.info(() -> "removed " + f + ", left by process " + pid + " which is gone");
+        } catch (NumberFormatException | IOException e) {
+          // not ours, or already gone
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // a folder we cannot list holds nothing we could clean
     }
   }
 

@@ -59,6 +59,18 @@ class ShmRingTest {
   }
 
   @Test
+  void shouldRemoveRingFilesOfProcessesThatAreGoneButKeepTheLivingOnes() throws Exception {
+    Path orphan = Files.createFile(dir.resolve("ddp4j-" + Integer.MAX_VALUE + "-dead0.r0"));
+    Path living =
+        Files.createFile(dir.resolve("ddp4j-" + ProcessHandle.current().pid() + "-abc1.r1"));
+    Path unrelated = Files.createFile(dir.resolve("ddp4j-notapid.r0"));
+    ShmSegment.removeOrphans(dir);
+    assertThat(orphan).doesNotExist();
+    assertThat(living).exists();
+    assertThat(unrelated).exists();
+  }
+
+  @Test
   void shouldFallBackWhenTheSharedMemoryFolderIsMissing() throws Exception {
     Path fallback = Files.createDirectory(dir.resolve("fallback"));
     try (ShmSegment s = ShmSegment.create(dir.resolve("no-such-shm"), fallback, "x", 8192)) {
