@@ -6,5 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 for n in 1 2 4; do
   java -jar launcher/target/launcher.jar --nproc-per-node="$n" --classpath examples/target/examples.jar \
-    dev.ddp4j.examples.bench.DdpStepBench "$@" | sed -n 's/^\[rank0\]: //p'
+    dev.ddp4j.examples.bench.DdpStepBench "$@" | sed -n 's/^\[rank0\]: \{0,1\}//p'
 done
