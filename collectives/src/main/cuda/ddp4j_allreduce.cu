@@ -11,7 +11,10 @@
 //   | half 0: slot[0] | slot[1] | ... slot[n-2]   |  slot[(p - q - 1) mod n] holds what peer p
 //   +---------------------------------------------+  FLAG_BYTES + (n-1) * slotBytes  pushed to q
 //   | half 1: slot[0] | slot[1] | ... slot[n-2]   |  call seq uses half seq % 2
-//   +---------------------------------------------+
+//   +---------------------------------------------+  FLAG_BYTES + 2 * (n-1) * slotBytes
+//   | LL half 0: ll[0] .. ll[n-2] | LL half 1: .. |  LL_SLOT_BYTES each, written only by the LL kernel
+//   +---------------------------------------------+  (its flags are inside the data, so no other
+//                                                      algorithm's bytes may ever land there)
 //
 // Why two halves are enough: a rank writes half h again only at call seq + 2. Its kernel for seq + 2
 // starts after its kernel for seq + 1 ended (one stream per group, ordered by the host), which waited for
@@ -28,6 +31,7 @@
 #define MAX_BLOCKS 512
 #define FLAG_BYTES (MAX_BLOCKS * MAX_RANKS * 8)
 #define THREADS 512
+#define LL_SLOT_BYTES (512 << 10)
 
 // Kernel parameters, passed by value as 18 64-bit words (the Java side fills a long[18]).
 struct Params {
@@ -92,8 +96,9 @@ __device__ __forceinline__ unsigned long long globalTimerNs() {
 
 // Called by the whole block after it wrote data to every peer: publishes `value` as block `b`'s flag
 // in every peer's scratch. The barrier gathers the block's stores; thread 0's system-scope fence then
-// makes them visible before the flag. (Without the fence, a release store alone was seen to let peers
-// read stale data on 2 x H200: 1 in 10^3 elements of an in-place 1 M-element int8 all-reduce.)
+// makes them visible before the flag, the pattern NCCL uses. (A run with a release store alone failed
+// 2 in-place int8 cases, but the test harness then had its own race, uploads not yet landed; the fence
+// stays, since it cost nothing measurable: 1643 vs 1662 us at 512 MiB.)
 __device__ __forceinline__ void signalPeers(const Params& p, unsigned long long b, unsigned long long value) {
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -304,6 +309,78 @@ __device__ void cereduce(const Params& p) {
   }
 }
 
+// LL ("low latency") one-shot for small messages: no fence and no separate flag. The payload travels in
+// 8-byte words that carry 4 bytes of data and the low 32 bits of seq; NVLink delivers an aligned 8-byte store
+// whole, so a word whose flag equals seq holds this call's data. Each thread pushes 8 payload bytes (two words,
+// one 16-byte store) to every peer, then polls its own LL slot for the peers' words and reduces. One NVLink
+// trip of latency instead of data, fence, flag. An LL slot holds 2 x the payload: at most 256 KiB per launch.
+__device__ __forceinline__ void storeLL(char* slot, unsigned long long u, unsigned lo, unsigned hi, unsigned flag) {
+  unsigned long long w0 = ((unsigned long long)flag << 32) | lo, w1 = ((unsigned long long)flag << 32) | hi;
+  asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(slot + 16 * u), "l"(w0), "l"(w1) : "memory");
+}
+__device__ __forceinline__ unsigned long long loadLL(const Params& p, const char* slot, unsigned long long u, unsigned flag) {
+  unsigned long long w0, w1;
+  unsigned long long start = 0;
+  unsigned spins = 0;
+  while (true) {
+    asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(w0), "=l"(w1) : "l"(slot + 16 * u) : "memory");
+    if ((unsigned)(w0 >> 32) == flag && (unsigned)(w1 >> 32) == flag) break;
+    if ((++spins & 1023) == 0) {
+      if (start == 0) start = globalTimerNs();
+      else if (globalTimerNs() - start > p.timeoutNs) __trap();
+    }
+  }
+  return (w0 & 0xffffffffull) | (w1 << 32);
+}
+
+__device__ __forceinline__ char* llSlotOf(const Params& p, unsigned long long holder, unsigned long long sender) {
+  unsigned long long peerIndex = (sender + p.nranks - holder - 1) % p.nranks;
+  return p.scratch[holder] + FLAG_BYTES + 2 * (p.nranks - 1) * p.slotBytes +
+         ((p.seq & 1ull) * (p.nranks - 1) + peerIndex) * LL_SLOT_BYTES;
+}
+
+template <typename T, int OP>
+__device__ void ll(const Params& p) {
+  typedef typename Acc<T>::A A;
+  const unsigned E = 8 / sizeof(T);  // elements per 8-byte unit
+  const unsigned flag = (unsigned)p.seq;
+  const unsigned long long units = (p.count + E - 1) / E;
+  const unsigned n = (unsigned)p.nranks, me = (unsigned)p.rank;
+  const bool aligned = ((reinterpret_cast<unsigned long long>(p.in) | reinterpret_cast<unsigned long long>(p.out)) & 7) == 0;
+  for (unsigned long long u = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; u < units;
+       u += (unsigned long long)gridDim.x * blockDim.x) {
+    const unsigned valid = (unsigned)min((unsigned long long)E, p.count - u * E);
+    unsigned long long mine = 0;
+    if (aligned && valid == E) {
+      mine = *reinterpret_cast<const unsigned long long*>(p.in + 8 * u);
+    } else {
+      const T* src = reinterpret_cast<const T*>(p.in) + u * E;
+      T* dst = reinterpret_cast<T*>(&mine);
+      for (unsigned j = 0; j < valid; j++) dst[j] = src[j];
+    }
+    for (unsigned q = 0; q < n; q++) {
+      if (q != me) storeLL(llSlotOf(p, q, me), u, (unsigned)mine, (unsigned)(mine >> 32), flag);
+    }
+    A acc[8 / sizeof(T)];
+    for (unsigned r = 0; r < n; r++) {
+      unsigned long long v = r == me ? mine : loadLL(p, llSlotOf(p, me, r), u, flag);
+      const T* e = reinterpret_cast<const T*>(&v);
+#pragma unroll
+      for (int j = 0; j < (int)(8 / sizeof(T)); j++) acc[j] = r == 0 ? toAcc<T>(e[j]) : combine<OP, A>(acc[j], toAcc<T>(e[j]));
+    }
+    unsigned long long res = 0;
+    T* rv = reinterpret_cast<T*>(&res);
+#pragma unroll
+    for (int j = 0; j < (int)(8 / sizeof(T)); j++) rv[j] = fromAcc<T>(finish<OP, A>(acc[j], n));
+    if (aligned && valid == E) {
+      *reinterpret_cast<unsigned long long*>(p.out + 8 * u) = res;
+    } else {
+      T* dst = reinterpret_cast<T*>(p.out) + u * E;
+      for (unsigned j = 0; j < valid; j++) dst[j] = rv[j];
+    }
+  }
+}
+
 #define DEFINE_KERNELS(TNAME, T, ONAME, OP)                                                              \
   extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_oneshot_##TNAME##_##ONAME(const Params p) { \
     oneshot<T, OP>(p);                                                                                   \
@@ -313,6 +390,9 @@ __device__ void cereduce(const Params& p) {
   }                                                                                                      \
   extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_cereduce_##TNAME##_##ONAME(const Params p) { \
     cereduce<T, OP>(p);                                                                                  \
+  }                                                                                                      \
+  extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_ll_##TNAME##_##ONAME(const Params p) {       \
+    ll<T, OP>(p);                                                                                        \
   }
 
 #define DEFINE_TYPE(TNAME, T)             \

@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 public final class RankProcesses {
 
   /** One rank's outcome. */
-  public record Outcome(int rank, int exitStatus, String output) {}
+  public record Outcome(int rank, long pid, int exitStatus, String output) {}
 
   private RankProcesses() {}
 
@@ -73,7 +73,8 @@ public final class RankProcesses {
         Process p = processes.get(r);
         long left = Math.max(0, deadline - System.nanoTime());
         int status = p.waitFor(left, TimeUnit.NANOSECONDS) ? p.exitValue() : -1;
-        outcomes.add(new Outcome(r, status, Files.readString(logs.get(r), StandardCharsets.UTF_8)));
+        outcomes.add(
+            new Outcome(r, p.pid(), status, Files.readString(logs.get(r), StandardCharsets.UTF_8)));
       }
       return outcomes;
     } finally {

@@ -155,6 +155,27 @@ public final class LaunchCommand implements Callable<Integer> {
   List<String> jvmArgs = new ArrayList<>();
 
   @Option(
+      names = "--store-secret-file",
+      paramLabel = "PATH",
+      description =
+          "A file holding the job's store secret; every launcher of a multi-node job needs the same one"
+              + " (or DDP4J_STORE_SECRET / DDP4J_STORE_SECRET_FILE). Single node: a random secret per job.")
+  Path storeSecretFile;
+
+  @Option(
+      names = "--store-bind-all",
+      description =
+          "Bind the store to every interface (0.0.0.0) instead of the master address only.")
+  boolean storeBindAll;
+
+  @Option(
+      names = "--rdzv-timeout",
+      paramLabel = "SECONDS",
+      defaultValue = "300",
+      description = "How long nodes wait for each other to join. Default: ${DEFAULT-VALUE}.")
+  double rdzvTimeoutSeconds;
+
+  @Option(
       names = "--no-numa-bind",
       description =
           "Do not bind workers to their GPU's NUMA node with numactl (bound by default where known).")
@@ -178,19 +199,34 @@ public final class LaunchCommand implements Callable<Integer> {
     CommandLine cl = new CommandLine(new LaunchCommand());
     cl.setStopAtPositional(true);
     cl.setUnmatchedOptionsArePositionalParams(false);
+    // Bad flags: one line naming the flag and the accepted forms, exit 2 (no usage dump).
+    cl.setParameterExceptionHandler(
+        (e, args) -> {
+          e.getCommandLine().getErr().println("launcher.jar: " + e.getMessage() + " (see --help)");
+          e.getCommandLine().getErr().flush();
+          return 2;
+        });
+    cl.setExecutionExceptionHandler(
+        (e, line, parsed) -> {
+          if (e instanceof UsageException || e instanceof dev.ddp4j.ConfigException) {
+            line.getErr().println("launcher.jar: " + e.getMessage());
+            line.getErr().flush();
+            return 2;
+          }
+          if (e instanceof dev.ddp4j.DdpException) {
+            line.getErr().println("[launcher] job failed: " + e.getMessage());
+            line.getErr().flush();
+            return 1;
+          }
+          throw e;
+        });
     return cl;
   }
 
   @Override
   public Integer call() {
-    if (program == null) {
-      throw new CommandLine.ParameterException(
-          new CommandLine(this),
-          "no program given (expected: a main class such as Train, or an application jar)");
-    }
-    throw new CommandLine.ParameterException(
-        new CommandLine(this),
-        "launching workers is not built yet (issue: Launcher and Netty TCP store); only --help and --version work");
+    LaunchConfig config = LaunchConfigParser.parse(this, System.getenv());
+    return new Launcher(config, System.err).run();
   }
 
   /** Prints the version recorded in the jar's manifest. */

@@ -19,24 +19,18 @@ import dev.ddp4j.spi.CollectiveChecks;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The {@code cpu} {@link ProcessGroup}. Calls check their arguments, take the next sequence number
- * and queue a {@link CpuWork}; one progress thread runs the queue in order, so collectives complete
- * in issue order with any number in flight. The first failure (timeout, dead peer, mismatch) is
- * told to every peer and breaks the group: later collectives fail at once with that cause, as
- * NCCL's communicator abort does.
+ * and queue a {@link CpuWork}; the queue runs in order ({@link WorkQueue}: on the awaiting caller's
+ * thread or the progress thread), so collectives complete in issue order with any number in flight.
+ * The first failure (timeout, dead peer, mismatch) is told to every peer and breaks the group:
+ * later collectives fail at once with that cause, as NCCL's communicator abort does.
  */
 public final class CpuProcessGroup implements ProcessGroup {
 
   private static final AtomicInteger GROUPS_IN_THIS_JVM = new AtomicInteger();
-  private static final long MIN_IDLE_PARK_NS = 50_000L;
-  private static final long MAX_IDLE_PARK_NS = 5_000_000L;
-  private static final long HANDOFF_GRACE_NS = 50_000L;
 
   private final int rank;
   private final int size;
@@ -46,14 +40,10 @@ public final class CpuProcessGroup implements ProcessGroup {
   private final CpuCollectives collectives;
   private final FlightRecorder recorder;
   private final DebugLog log;
-  private final ConcurrentLinkedQueue<CpuWork> queue = new ConcurrentLinkedQueue<>();
-  private final ReentrantLock engine = new ReentrantLock(); // held by whoever runs the queue
+  private final WorkQueue queue;
   private final PieceTag tag = new PieceTag();
-  private final Thread progress;
   private long nextSequence;
   private volatile boolean closed;
-  private volatile boolean stopping;
-  private volatile boolean progressIdle;
   private volatile Throwable broken;
 
   private CpuProcessGroup(
@@ -71,11 +61,26 @@ public final class CpuProcessGroup implements ProcessGroup {
     this.log = new DebugLog(env, rank);
     int entries = Integer.parseInt(env.getOrDefault("DDP4J_FLIGHT_RECORDER_ENTRIES", "64").trim());
     this.recorder = new FlightRecorder(entries);
-    ScheduleCache schedules = new ScheduleCache(rank, size, config.channels(), config.slotBytes());
+    ScheduleCache schedules =
+        new ScheduleCache(rank, size, config.channels(), config.slotBytes(), algorithm(env));
     this.collectives = new CpuCollectives(rank, size, schedules, new ProgramRunner(links));
-    this.progress = new Thread(this::progressLoop, "ddp4j-cpu-progress-rank" + rank);
-    progress.setDaemon(true);
-    progress.start();
+    this.queue = new WorkQueue("ddp4j-cpu-progress-rank" + rank);
+  }
+
+  /** {@code DDP4J_ALGO} (fallback {@code NCCL_ALGO}) for all-reduce: ring, oneshot or twoshot. */
+  private String algorithm(Map<String, String> env) {
+    String v = env.getOrDefault("DDP4J_ALGO", env.getOrDefault("NCCL_ALGO", "ring"));
+    String a = v.trim().toLowerCase(java.util.Locale.ROOT);
+    if (!a.equals("ring") && !a.equals("oneshot") && !a.equals("twoshot")) {
+      log.log(
+          DebugLog.Level.WARN,
+          "DDP4J_ALGO="
+              + v
+              + " is not an all-reduce algorithm of the cpu backend (expected: ring,"
+              + " oneshot or twoshot); using ring");
+      return "ring";
+    }
+    return a;
   }
 
   /** Joins the group: connects transports to every peer (collective over the group). */
@@ -200,7 +205,7 @@ public final class CpuProcessGroup implements ProcessGroup {
     return HostMemory.of((HostBuffer) buffer);
   }
 
-  /** A collective body: (tag, deadlineNs, description) -> runs it on the progress thread. */
+  /** A collective body: (tag, deadlineNs, description) -> runs it where the queue runs. */
   private interface Body {
     void run(PieceTag tag, long deadlineNs, String what);
   }
@@ -220,17 +225,10 @@ public final class CpuProcessGroup implements ProcessGroup {
             timeout,
             () -> closed ? List.of() : links.notStarted(seq),
             () -> execute(self[0], meta, count, body, what),
-            this);
+            queue);
     self[0] = work;
     recorder.queued(seq, what, System.nanoTime());
-    // A lone collective is usually awaited at once and run by its caller; the idle progress thread
-    // is woken only once a second one queues up (else it finds the first within MAX_IDLE_PARK_NS).
-    boolean alone = queue.isEmpty();
-    work.queuedNs = System.nanoTime();
     queue.add(work);
-    if (!alone && progressIdle) {
-      LockSupport.unpark(progress);
-    }
     return work;
   }
 
@@ -274,60 +272,6 @@ public final class CpuProcessGroup implements ProcessGroup {
     }
   }
 
-  private void progressLoop() {
-    long parkNs = MIN_IDLE_PARK_NS;
-    while (!stopping) {
-      CpuWork head = queue.peek();
-      long ageNs = head == null ? 0 : System.nanoTime() - head.queuedNs;
-      // A collective that was just queued is usually awaited at once and run by its caller:
-      // taking it over would cost the caller a wake-up longer than an 8-byte all-reduce.
-      if (head == null || ageNs < HANDOFF_GRACE_NS || !engine.tryLock()) {
-        progressIdle = true;
-        if (!stopping) {
-          long wait = head == null ? parkNs : Math.max(HANDOFF_GRACE_NS - ageNs, MIN_IDLE_PARK_NS);
-          LockSupport.parkNanos(this, wait);
-        }
-        progressIdle = false;
-        // Idle wake-ups preempt a spinning rank on a busy core: back off while callers run their
-        // own collectives.
-        parkNs = Math.min(MAX_IDLE_PARK_NS, parkNs * 2);
-        continue;
-      }
-      try {
-        drain(null);
-      } finally {
-        engine.unlock();
-      }
-      parkNs = MIN_IDLE_PARK_NS;
-    }
-  }
-
-  /**
-   * Runs queued collectives in order until {@code until} completed (or the queue is empty); the
-   * caller holds {@link #engine}.
-   */
-  private void drain(CpuWork until) {
-    CpuWork next;
-    while ((until == null || !until.isCompleted()) && (next = queue.poll()) != null) {
-      next.body.run();
-    }
-  }
-
-  /**
-   * Called by {@link CpuWork#await}: runs the queue on the calling thread up to {@code work} if no
-   * other thread is running it; true if {@code work} is complete afterwards.
-   */
-  boolean helpUntil(CpuWork work) {
-    if (engine.tryLock()) {
-      try {
-        drain(work);
-      } finally {
-        engine.unlock();
-      }
-    }
-    return work.isCompleted();
-  }
-
   /** The flight recorder's dump: the last collectives of this rank with state and timings. */
   public String flightRecord() {
     return recorder.dump(rank);
@@ -341,17 +285,12 @@ public final class CpuProcessGroup implements ProcessGroup {
       }
       closed = true;
     }
-    stopping = true;
-    LockSupport.unpark(progress);
-    try {
-      progress.join(timeout.toMillis() + 2_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    // Finish what was queued (the contract: close waits for collectives in flight), then stop.
+    boolean stopped = queue.finishAndStop(timeout.toMillis() + 2_000);
     for (CpuWork left; (left = queue.poll()) != null; ) {
       left.fail(new DdpException(left + ": the group was closed before it ran"));
     }
-    if (progress.isAlive()) {
+    if (!stopped) {
       // Unmapping memory the progress thread still touches would crash the JVM: leak it instead.
       log.log(DebugLog.Level.WARN, "progress thread still busy at close; transports left open");
       throw new DdpTimeoutException(

@@ -19,7 +19,7 @@ final class CpuWork extends FutureWork {
   /** When it was queued: the progress thread leaves fresh work to a caller that awaits it. */
   long queuedNs;
 
-  private final CpuProcessGroup group;
+  private final WorkQueue queue;
   private final Duration groupTimeout;
 
   CpuWork(
@@ -28,10 +28,10 @@ final class CpuWork extends FutureWork {
       Duration timeout,
       Supplier<List<Integer>> missing,
       Runnable body,
-      CpuProcessGroup group) {
+      WorkQueue queue) {
     super(sequence, what, timeout, missing);
     this.body = body;
-    this.group = group;
+    this.queue = queue;
     this.groupTimeout = timeout;
   }
 
@@ -39,7 +39,7 @@ final class CpuWork extends FutureWork {
   public void await(Duration timeout) {
     // Run the queue here when nobody else does (the collective enforces the group's timeout
     // itself, so only an await at least that patient may do it).
-    if (!isCompleted() && timeout.compareTo(groupTimeout) >= 0 && group.helpUntil(this)) {
+    if (!isCompleted() && timeout.compareTo(groupTimeout) >= 0 && queue.helpUntil(this)) {
       super.await(timeout);
       return;
     }

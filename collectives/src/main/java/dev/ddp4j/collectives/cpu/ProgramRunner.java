@@ -30,7 +30,7 @@ import java.util.List;
  */
 final class ProgramRunner {
 
-  private static final int WINDOW = 4;
+  private static final int WINDOW = 16;
   private static final long CHECK_INTERVAL_NS = 1_000_000L;
 
   private final Links links;
@@ -41,11 +41,14 @@ final class ProgramRunner {
   private final RecvPort[][] recv;
   private int[][] piecesDone = new int[0][];
   private int[] cursor = new int[0];
+  private final boolean[] stillNeeded;
+  private boolean sawPeerFailure;
 
   ProgramRunner(Links links) {
     this.links = links;
     this.rank = links.rank();
     int n = links.size();
+    this.stillNeeded = new boolean[n];
     send = new SendPort[n][links.channels()];
     recv = new RecvPort[n][links.channels()];
     for (int p = 0; p < n; p++) {
@@ -75,6 +78,7 @@ final class ProgramRunner {
     int elementBytes = type.sizeBytes();
     long nextCheckNs = System.nanoTime() + CHECK_INTERVAL_NS;
     waiter.reset();
+    sawPeerFailure = false;
     while (true) {
       boolean moved = false;
       boolean finished = true;
@@ -83,11 +87,15 @@ final class ProgramRunner {
         int steps = kinds.length;
         int first = cursor[c];
         for (int i = first; i < steps && i < first + WINDOW; i++) {
-          if (done(program, c, i, pieceBytes)
-              || blockedByEarlier(program, c, first, i, pieceBytes)) {
+          if (done(program, c, i, pieceBytes)) {
             continue;
           }
-          moved |= advance(program, c, i, base, offset, type, op, tag, pieceBytes, elementBytes);
+          int allowed = allowedPieces(program, c, first, i, pieceBytes);
+          if (allowed > piecesDone[c][i]) {
+            moved |=
+                advance(
+                    program, c, i, allowed, base, offset, type, op, tag, pieceBytes, elementBytes);
+          }
         }
         while (first < steps && done(program, c, first, pieceBytes)) {
           first++;
@@ -130,27 +138,38 @@ final class ProgramRunner {
     return piecesDone[c][i] >= pieces(p.lengthBytes[c][i], pieceBytes);
   }
 
-  /** True if step {@code i} must wait for an unfinished earlier step of its window. */
-  private boolean blockedByEarlier(CompiledProgram p, int c, int first, int i, int pieceBytes) {
+  /**
+   * How many pieces of step {@code i} may be done given the unfinished earlier steps of its window:
+   * none behind a step on the same queue (peer and direction) or one whose bytes overlap and one of
+   * them writes; up to that step's progress behind one over exactly the same bytes (piece k of a
+   * receive may land once piece k was sent, so a send and a receive of a whole buffer pipeline);
+   * otherwise all.
+   */
+  private int allowedPieces(CompiledProgram p, int c, int first, int i, int pieceBytes) {
     byte k = p.kind[c][i];
     long from = p.offsetBytes[c][i];
-    long to = from + p.lengthBytes[c][i];
+    long length = p.lengthBytes[c][i];
+    int allowed = Integer.MAX_VALUE;
     for (int j = first; j < i; j++) {
       if (done(p, c, j, pieceBytes)) {
         continue;
       }
       byte kj = p.kind[c][j];
-      boolean sameQueue =
-          p.peer[c][j] == p.peer[c][i]
-              && (kj == CompiledProgram.SEND) == (k == CompiledProgram.SEND);
+      if (p.peer[c][j] == p.peer[c][i]
+          && (kj == CompiledProgram.SEND) == (k == CompiledProgram.SEND)) {
+        return 0;
+      }
       long fj = p.offsetBytes[c][j];
-      boolean overlap = fj < to && from < fj + p.lengthBytes[c][j];
-      boolean writes = k != CompiledProgram.SEND || kj != CompiledProgram.SEND;
-      if (sameQueue || (overlap && writes)) {
-        return true;
+      long lj = p.lengthBytes[c][j];
+      boolean overlap = fj < from + length && from < fj + lj;
+      if (overlap && (k != CompiledProgram.SEND || kj != CompiledProgram.SEND)) {
+        if (fj != from || lj != length) {
+          return 0;
+        }
+        allowed = Math.min(allowed, piecesDone[c][j]);
       }
     }
-    return false;
+    return allowed;
   }
 
   /** Moves as many pieces of step {@code i} as the transport takes now; true if any moved. */
@@ -158,6 +177,7 @@ final class ProgramRunner {
       CompiledProgram p,
       int c,
       int i,
+      int allowed,
       Object base,
       long offset,
       DataType type,
@@ -166,7 +186,7 @@ final class ProgramRunner {
       int pieceBytes,
       int elementBytes) {
     long length = p.lengthBytes[c][i];
-    int total = pieces(length, pieceBytes);
+    int total = Math.min(allowed, pieces(length, pieceBytes));
     int peer = p.peer[c][i];
     byte kind = p.kind[c][i];
     boolean moved = false;
@@ -231,11 +251,13 @@ final class ProgramRunner {
   private void check(CompiledProgram p, PieceTag tag, long deadlineNs, long now, String what) {
     String prefix = what + " #" + tag.sequence + " on rank " + rank;
     int failedPeer = -1;
+    markPeersStillNeeded(p);
     for (int peer = 0; peer < links.size(); peer++) {
       if (peer == rank) {
         continue;
       }
-      String gone = links.peerGone(peer, false);
+      // A peer that finished its part and left is no failure; one this rank still needs is.
+      String gone = stillNeeded[peer] ? links.peerGone(peer, false) : null;
       if (gone != null) {
         throw new PeerFailureException(peer, prefix + " cannot finish: " + gone);
       }
@@ -245,6 +267,12 @@ final class ProgramRunner {
     }
     boolean late = now - deadlineNs >= 0;
     if (!late && failedPeer < 0) {
+      return;
+    }
+    if (!late && !sawPeerFailure) {
+      // Give the pieces already here one more pass: a mismatch found in them names both sides,
+      // which says more than "rank 1 gave up".
+      sawPeerFailure = true;
       return;
     }
     List<Integer> missing = links.notStarted(tag.sequence);
@@ -275,6 +303,16 @@ final class ProgramRunner {
             + " was waiting on ranks "
             + waitingOn,
         waitingOn);
+  }
+
+  /** Sets {@link #stillNeeded} for the peers of every unfinished step. */
+  private void markPeersStillNeeded(CompiledProgram p) {
+    java.util.Arrays.fill(stillNeeded, false);
+    for (int c = 0; c < p.channels(); c++) {
+      for (int i = cursor[c]; i < p.kind[c].length; i++) {
+        stillNeeded[p.peer[c][i]] = true;
+      }
+    }
   }
 
   private List<Integer> waitingOn(CompiledProgram p) {

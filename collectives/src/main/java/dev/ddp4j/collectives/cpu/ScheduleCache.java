@@ -1,6 +1,7 @@
 package dev.ddp4j.collectives.cpu;
 
 import dev.ddp4j.collectives.schedule.CollectiveKind;
+import dev.ddp4j.collectives.schedule.DirectSchedules;
 import dev.ddp4j.collectives.schedule.RingSchedules;
 import dev.ddp4j.collectives.schedule.Schedule;
 import java.util.LinkedHashMap;
@@ -20,6 +21,7 @@ final class ScheduleCache {
   private final int rank;
   private final int[][] rings;
   private final int pieceBytes;
+  private final String allReduceAlgorithm;
   private final Map<Key, CompiledProgram> programs =
       new LinkedHashMap<>(16, 0.75f, true) {
         @Override
@@ -28,8 +30,14 @@ final class ScheduleCache {
         }
       };
 
-  ScheduleCache(int rank, int size, int channels, int pieceBytes) {
+  /**
+   * @param allReduceAlgorithm {@code ring}, or {@code oneshot} / {@code twoshot} (every rank sends
+   *     straight to every other; their float sums may differ between ranks in the last bit for 3 or
+   *     more ranks, since each rank adds in its own order)
+   */
+  ScheduleCache(int rank, int size, int channels, int pieceBytes, String allReduceAlgorithm) {
     this.rank = rank;
+    this.allReduceAlgorithm = allReduceAlgorithm;
     this.pieceBytes = pieceBytes;
     this.rings = new int[channels][size];
     for (int c = 0; c < channels; c++) {
@@ -53,7 +61,14 @@ final class ScheduleCache {
     long maxStep = Math.max(1, pieceBytes / k.elementBytes());
     switch (k.kind()) {
       case ALL_REDUCE:
-        return RingSchedules.allReduce(rings, k.count(), maxStep);
+        switch (allReduceAlgorithm) {
+          case "oneshot":
+            return DirectSchedules.oneShot(rings[0].length, k.count(), rings.length);
+          case "twoshot":
+            return DirectSchedules.twoShot(rings[0].length, k.count(), rings.length);
+          default:
+            return RingSchedules.allReduce(rings, k.count(), maxStep);
+        }
       case BROADCAST:
         return RingSchedules.broadcast(rings, k.root(), k.count(), maxStep);
       case ALL_GATHER:

@@ -21,7 +21,13 @@ public enum AllReduceAlgorithm {
    * flag into the peers' memory; a kernel reduces each chunk as its flags arrive. For large
    * messages, where the copy engines reach the link's bandwidth with no SMs spent on moving data.
    */
-  COPY_ENGINE("cereduce");
+  COPY_ENGINE("cereduce"),
+  /**
+   * Low-latency one-shot for small messages (at most 256 KiB a launch): data travels in 8-byte
+   * words that carry their own flag, so there is no fence and no separate flag write; twice the
+   * bytes on the links.
+   */
+  LL("ll");
 
   private final String kernelPrefix;
 
@@ -34,7 +40,8 @@ public enum AllReduceAlgorithm {
   }
 
   /**
-   * Parses {@code oneshot}, {@code twoshot} or {@code copyengine} ({@code ce}), case-insensitively.
+   * Parses {@code ll}, {@code oneshot}, {@code twoshot} or {@code copyengine} ({@code ce}),
+   * case-insensitively.
    *
    * @throws IllegalArgumentException naming the value and the accepted ones
    */
@@ -51,6 +58,6 @@ public enum AllReduceAlgorithm {
     throw new IllegalArgumentException(
         "DDP4J_ALGO='"
             + name
-            + "' is not a cuda all-reduce algorithm (expected: oneshot, twoshot, copyengine)");
+            + "' is not a cuda all-reduce algorithm (expected: ll, oneshot, twoshot, copyengine)");
   }
 }

@@ -5,10 +5,11 @@ import dev.ddp4j.DataType;
 /**
  * The default {@link AllReduceChooser}: a two-term cost model per algorithm, {@code time = hops *
  * latency + linkBytes / bandwidth}, with one-shot moving {@code (n-1) * S} bytes over each GPU's
- * links in one hop, two-shot {@code 2 (n-1)/n * S} in two, and the copy-engine one-shot {@code
- * (n-1) * S} at the copy engines' bandwidth after a larger fixed cost. The constants are calibrated
- * from the 2 x H200 measurements in {@code bench/cuda-allreduce-h200.md}. On 2 ranks both move
- * {@code S} bytes, so one-shot always wins there.
+ * links in one hop, two-shot {@code 2 (n-1)/n * S} in two, the copy-engine one-shot {@code (n-1) *
+ * S} at the copy engines' bandwidth after a larger fixed cost, and LL {@code 2 (n-1) * S} (data and
+ * flags) in one hop without a fence, up to 256 KiB. The constants are calibrated from the 2 x H200
+ * measurements in {@code bench/cuda-allreduce-h200.md}. On 2 ranks both move {@code S} bytes, so
+ * one-shot always wins there.
  */
 public final class CostTableChooser implements AllReduceChooser {
 
@@ -32,6 +33,13 @@ public final class CostTableChooser implements AllReduceChooser {
    * reducers) beat 16, 32, 96 and 132 at 128-512 MiB on 2 x H200; more contend for HBM and links.
    */
   public static final int DEFAULT_MAX_CHANNELS = 64;
+
+  /**
+   * LL: one NVLink trip with no fence. On 2 x H200 it took 5.9-6.8 us from 8 B to 128 KiB where
+   * one-shot took 7.1-8.7 us in the same call (another call saw no difference: the host's launch
+   * cost is close), so it is chosen up to what an LL slot holds.
+   */
+  static final double LL_LATENCY_NS = 1_500;
 
   /** Copy-engine algorithm: host API calls and stream-order waits per launch, in ns (measured). */
   static final double COPY_ENGINE_LATENCY_NS = 60_000;
@@ -66,6 +74,20 @@ public final class CostTableChooser implements AllReduceChooser {
   @Override
   public AllReduceTuning choose(long bytes, int ranks, DataType dataType) {
     AllReduceAlgorithm algo = forced != null ? forced : cheapest(bytes, ranks);
+    if (algo == AllReduceAlgorithm.LL) {
+      if (bytes <= ScratchLayout.LL_MAX_BYTES) {
+        long units = (bytes + 7) / 8;
+        int blocks =
+            (int)
+                Math.max(
+                    1,
+                    Math.min(
+                        maxBlocks,
+                        (units + AllReduceKernels.THREADS - 1) / AllReduceKernels.THREADS));
+        return new AllReduceTuning(algo, blocks, 16);
+      }
+      algo = AllReduceAlgorithm.ONESHOT; // LL takes at most LL_MAX_BYTES a launch
+    }
     if (algo == AllReduceAlgorithm.COPY_ENGINE) {
       return new AllReduceTuning(algo, maxBlocks, COPY_ENGINE_CHUNK_BYTES);
     }
@@ -82,6 +104,10 @@ public final class CostTableChooser implements AllReduceChooser {
       case ONESHOT -> HOP_LATENCY_NS + (n - 1) * bytes / LINK_BYTES_PER_NS;
       case TWOSHOT -> 2 * HOP_LATENCY_NS + 2 * (n - 1) / n * bytes / LINK_BYTES_PER_NS;
       case COPY_ENGINE -> COPY_ENGINE_LATENCY_NS + (n - 1) * bytes / COPY_ENGINE_BYTES_PER_NS;
+      case LL ->
+          bytes > ScratchLayout.LL_MAX_BYTES
+              ? Double.POSITIVE_INFINITY
+              : LL_LATENCY_NS + 2 * (n - 1) * bytes / LINK_BYTES_PER_NS;
     };
   }
 

@@ -10,20 +10,15 @@ import dev.ddp4j.TensorBuffer;
 import dev.ddp4j.Work;
 import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.spi.CollectiveChecks;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
-import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
-import jcuda.driver.CUevent_flags;
-import jcuda.driver.CUfunction;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import jcuda.driver.JCudaDriver;
@@ -46,7 +41,6 @@ import jcuda.driver.JCudaDriver;
 public final class CudaProcessGroup implements ProcessGroup {
 
   private static final System.Logger LOG = System.getLogger(CudaProcessGroup.class.getName());
-  private static final int PARAM_WORDS = 18;
   private static final int DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 
   private final int rank;
@@ -57,36 +51,15 @@ public final class CudaProcessGroup implements ProcessGroup {
   private final CUdevice device;
   private final CUcontext context;
   private final String prefix;
-  private final PeerScratch scratch;
-  private final AllReduceKernels kernels;
-  private final AllReduceChooser chooser;
+
+  /** Null on a group of one rank, which needs no scratch and no kernels. */
+  private final AllReduceLauncher launcher;
+
   private final EventPool events = new EventPool();
   private final ArrayDeque<CudaWork> inflight = new ArrayDeque<>();
-
-  /** The kernels' Params struct as 64-bit words; JCuda reads it at each launch. */
-  private final ByteBuffer params =
-      ByteBuffer.allocateDirect(PARAM_WORDS * 8).order(ByteOrder.nativeOrder());
-
-  private final Pointer kernelParams = Pointer.to(Pointer.to(params));
-
-  /** Launch through {@link DirectLaunch} (JNA) where it loads: 5 us less per call than JCuda. */
-  private boolean directLaunch = DirectLaunch.available();
-
-  private final ByteBuffer paramArray = directLaunch ? DirectLaunch.paramArray(params) : null;
-  private final long paramArrayAddress = directLaunch ? DirectLaunch.address(paramArray) : 0;
   private final CUstream internalStream = new CUstream();
-
-  /** Where the copy-engine algorithm queues its peer copies and flag writes. */
-  private final CUstream copyStream = new CUstream();
-
-  /**
-   * Recorded on the caller's stream before each copy-engine launch; the copy stream waits on it.
-   */
-  private final CUevent copyOrder = new CUevent();
-
   private Thread contextThread;
   private final CUdeviceptr barrierWord = new CUdeviceptr();
-  private long launchSeq;
   private long collectiveSeq;
   private long lastStreamHandle = Long.MIN_VALUE;
   private CUstream lastStream;
@@ -126,7 +99,7 @@ public final class CudaProcessGroup implements ProcessGroup {
     Cu.check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
     int[] sms = new int[1];
     JCudaDriver.cuDeviceGetAttribute(sms, DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
-    this.chooser =
+    AllReduceChooser choose =
         chooser != null
             ? chooser
             : new CostTableChooser(
@@ -138,27 +111,17 @@ public final class CudaProcessGroup implements ProcessGroup {
         JCudaDriver.cuStreamCreate(internalStream, CUstream_flags.CU_STREAM_NON_BLOCKING),
         "cuStreamCreate");
     Cu.check(JCudaDriver.cuMemAlloc(barrierWord, 16), "cuMemAlloc of the barrier word");
-    if (size > 1) {
-      this.scratch =
-          PeerScratch.exchange(
-              ScratchLayout.within(size, scratchBudgetBytes), rank, device, store, prefix, timeout);
-      this.kernels = new AllReduceKernels();
-      Cu.check(
-          JCudaDriver.cuStreamCreate(copyStream, CUstream_flags.CU_STREAM_NON_BLOCKING),
-          "cuStreamCreate");
-      Cu.check(
-          JCudaDriver.cuEventCreate(copyOrder, CUevent_flags.CU_EVENT_DISABLE_TIMING),
-          "cuEventCreate");
-    } else {
-      this.scratch = null;
-      this.kernels = null;
-    }
+    this.launcher =
+        size > 1
+            ? AllReduceLauncher.open(
+                rank, size, device, store, prefix, timeout, choose, scratchBudgetBytes)
+            : null;
     LOG.log(
         System.Logger.Level.INFO,
         () ->
             String.format(
                 "cuda group rank %d/%d on GPU %d: %d MiB of extra device memory (scratch %s)",
-                rank, size, deviceIndex, extraDeviceMemoryBytes() >> 20, scratch));
+                rank, size, deviceIndex, extraDeviceMemoryBytes() >> 20, launcher));
   }
 
   /**
@@ -180,12 +143,12 @@ public final class CudaProcessGroup implements ProcessGroup {
 
   /** Device memory this group allocated on its GPU (scratch and the barrier word). */
   public long extraDeviceMemoryBytes() {
-    return (scratch == null ? 0 : scratch.allocatedBytes()) + 16;
+    return (launcher == null ? 0 : launcher.allocatedBytes()) + 16;
   }
 
   /** The most bytes one kernel launch reduces; larger messages run as several launches. */
   public long maxLaunchBytes() {
-    return scratch == null ? Long.MAX_VALUE : scratch.layout().slotBytes();
+    return launcher == null ? Long.MAX_VALUE : launcher.maxLaunchBytes();
   }
 
   /**
@@ -205,32 +168,15 @@ public final class CudaProcessGroup implements ProcessGroup {
     long t1 = System.nanoTime();
     JCudaDriver.cuStreamSynchronize(internalStream);
     events.release(e);
-    long launchNs = -1;
-    long directNs = -1;
-    if (kernels != null) {
-      AllReduceTuning t = new AllReduceTuning(AllReduceAlgorithm.ONESHOT, 1, 16);
-      CUfunction f = kernels.get(AllReduceAlgorithm.ONESHOT, DataType.FLOAT32, ReduceOp.SUM);
-      DeviceBuffer nothing =
-          new DeviceBuffer(Cu.address(barrierWord), deviceIndex, 0, 0, DataType.FLOAT32);
-      boolean direct = directLaunch;
-      directLaunch = false;
-      long t2 = System.nanoTime();
-      for (int i = 0; i < calls; i++) {
-        launch(launchSeq, t, f, nothing, nothing, 0, 0, internalStream);
-      }
-      launchNs = (System.nanoTime() - t2) / calls;
-      JCudaDriver.cuStreamSynchronize(internalStream);
-      directLaunch = direct;
-      if (direct) {
-        long t3 = System.nanoTime();
-        for (int i = 0; i < calls; i++) {
-          launch(launchSeq, t, f, nothing, nothing, 0, 0, internalStream);
-        }
-        directNs = (System.nanoTime() - t3) / calls;
-        JCudaDriver.cuStreamSynchronize(internalStream);
-      }
+    long[] launch = {-1, -1};
+    if (launcher != null) {
+      launch =
+          launcher.launchCostNs(
+              calls,
+              internalStream,
+              new DeviceBuffer(Cu.address(barrierWord), deviceIndex, 0, 1, DataType.FLOAT32));
     }
-    return new long[] {(t1 - t0) / calls, launchNs, directNs};
+    return new long[] {(t1 - t0) / calls, launch[0], launch[1]};
   }
 
   /** The CUDA device ordinal this rank runs on. */
@@ -435,103 +381,7 @@ public final class CudaProcessGroup implements ProcessGroup {
       }
       return;
     }
-    DataType t = in.dataType();
-    long pieceElems = scratch.layout().slotBytes() / t.sizeBytes();
-    for (long done = 0; done < count; done += pieceElems) {
-      long n = Math.min(pieceElems, count - done);
-      AllReduceTuning tuning = chooser.choose(t.bytesFor(n), size, t);
-      long seq = ++launchSeq;
-      if (tuning.algorithm() == AllReduceAlgorithm.COPY_ENGINE) {
-        queueCopies(seq, tuning, in, done, n, stream);
-      }
-      launch(seq, tuning, kernels.get(tuning.algorithm(), t, op), in, out, done, n, stream);
-    }
-  }
-
-  /**
-   * The copy-engine algorithm's data movement: after the work queued so far on {@code stream}
-   * (which includes the previous launch's kernel, so the halves argument of the .cu file holds),
-   * copy each chunk of the input into every peer's slot, then write the chunk's flag into every
-   * rank's flags (a stream write with a memory barrier, so the data is visible first).
-   */
-  private void queueCopies(
-      long seq, AllReduceTuning tuning, DeviceBuffer in, long offset, long count, CUstream stream) {
-    Cu.check(JCudaDriver.cuEventRecord(copyOrder, stream), "cuEventRecord");
-    Cu.check(JCudaDriver.cuStreamWaitEvent(copyStream, copyOrder, 0), "cuStreamWaitEvent");
-    long src = in.devicePointer() + in.dataType().bytesFor(offset);
-    long bytes = in.dataType().bytesFor(count);
-    ScratchLayout layout = scratch.layout();
-    long chunkBytes = tuning.stepBytes();
-    long chunk = 0;
-    for (long off = 0; off < bytes; off += chunkBytes) {
-      long len = Math.min(chunkBytes, bytes - off);
-      for (int q = 0; q < size; q++) {
-        if (q != rank) {
-          long dst = scratch.base(q) + layout.slotOffset(seq, q, rank) + off;
-          Cu.check(
-              JCudaDriver.cuMemcpyDtoDAsync(Cu.ptr(dst), Cu.ptr(src + off), len, copyStream),
-              "cuMemcpyDtoDAsync to rank " + q + "'s slot");
-        }
-      }
-      chunk++;
-      for (int q = 0; q < size; q++) {
-        Cu.check(
-            JCudaDriver.cuStreamWriteValue64(
-                copyStream,
-                Cu.ptr(scratch.base(q) + ScratchLayout.copyEngineFlagOffset(rank)),
-                (seq << 16) | chunk,
-                0),
-            "cuStreamWriteValue64 of rank " + q + "'s flag");
-      }
-    }
-  }
-
-  private void launch(
-      long seq,
-      AllReduceTuning tuning,
-      CUfunction f,
-      DeviceBuffer in,
-      DeviceBuffer out,
-      long offset,
-      long count,
-      CUstream stream) {
-    long offsetBytes = in.dataType().bytesFor(offset);
-    params.putLong(0, in.devicePointer() + offsetBytes);
-    params.putLong(8, out.devicePointer() + offsetBytes);
-    params.putLong(16, count);
-    params.putLong(24, seq);
-    params.putLong(32, rank);
-    params.putLong(40, size);
-    params.putLong(48, scratch.layout().slotBytes());
-    params.putLong(56, tuning.stepBytes());
-    params.putLong(64, tuning.blocks());
-    params.putLong(72, timeout.toNanos());
-    for (int r = 0; r < size; r++) {
-      params.putLong(80 + 8 * r, scratch.base(r));
-    }
-    int rc =
-        directLaunch
-            ? DirectLaunch.launch(
-                DirectLaunch.handle(f),
-                tuning.gridBlocks(),
-                AllReduceKernels.THREADS,
-                Cu.handle(stream),
-                paramArrayAddress)
-            : JCudaDriver.cuLaunchKernel(
-                f,
-                tuning.gridBlocks(),
-                1,
-                1,
-                AllReduceKernels.THREADS,
-                1,
-                1,
-                0,
-                stream,
-                kernelParams,
-                null);
-    if (rc != 0) {
-      Cu.check(rc, "cuLaunchKernel " + tuning);
-    }
+    launcher.reduce(in, out, op, stream);
   }
 
   /**
@@ -565,15 +415,10 @@ public final class CudaProcessGroup implements ProcessGroup {
       errors.add(e);
     }
     JCudaDriver.cuCtxSetCurrent(context);
-    if (scratch != null) {
-      scratch.close();
-      kernels.unload();
+    if (launcher != null) {
+      launcher.close();
     }
     JCudaDriver.cuMemFree(barrierWord);
-    if (scratch != null) {
-      JCudaDriver.cuStreamDestroy(copyStream);
-      JCudaDriver.cuEventDestroy(copyOrder);
-    }
     JCudaDriver.cuStreamDestroy(internalStream);
     events.destroy();
     JCudaDriver.cuDevicePrimaryCtxRelease(device);

@@ -14,6 +14,8 @@ package dev.ddp4j.collectives.cuda;
  *   +---------------------------------------------+  FLAG_BYTES + (n-1) * slotBytes  pushed to q
  *   | half 1: slot[0] | slot[1] | ... slot[n-2]   |  call seq uses half seq % 2
  *   +---------------------------------------------+ FLAG_BYTES + 2 * (n-1) * slotBytes
+ *   | LL half 0: ll[0] .. ll[n-2] | LL half 1: .. |  LL_SLOT_BYTES each, written only by the LL
+ *   +---------------------------------------------+  kernel, whose flags travel inside the data
  * </pre>
  *
  * A rank writes into a half again only two calls later, when every peer has provably finished
@@ -28,6 +30,12 @@ record ScratchLayout(int ranks, long slotBytes) {
   static final int MAX_RANKS = 8;
   static final int MAX_BLOCKS = 512;
   static final long FLAG_BYTES = (long) MAX_BLOCKS * MAX_RANKS * 8;
+
+  /** One LL slot: twice the largest LL payload (each 4 data bytes travel with a 4-byte flag). */
+  static final long LL_SLOT_BYTES = 512 << 10;
+
+  /** The largest message the LL kernel takes in one launch. */
+  static final long LL_MAX_BYTES = LL_SLOT_BYTES / 2;
 
   /** Flags live in 16 bits of the flag word under the sequence number. */
   static final int MAX_STEPS = 0xffff;
@@ -48,7 +56,7 @@ record ScratchLayout(int ranks, long slotBytes) {
    * 1 MiB).
    */
   static ScratchLayout within(int ranks, long budgetBytes) {
-    long perSlot = (budgetBytes - FLAG_BYTES) / (2L * (ranks - 1));
+    long perSlot = (budgetBytes - FLAG_BYTES) / (2L * (ranks - 1)) - LL_SLOT_BYTES;
     long mib = 1L << 20;
     return new ScratchLayout(ranks, Math.max(mib, perSlot / mib * mib));
   }
@@ -72,6 +80,6 @@ record ScratchLayout(int ranks, long slotBytes) {
 
   /** Bytes of the whole scratch buffer. */
   long totalBytes() {
-    return FLAG_BYTES + 2L * (ranks - 1) * slotBytes;
+    return FLAG_BYTES + 2L * (ranks - 1) * (slotBytes + LL_SLOT_BYTES);
   }
 }

@@ -8,6 +8,7 @@ import dev.ddp4j.Store;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -324,6 +325,11 @@ final class SocketLinks implements AutoCloseable {
   public void close() {
     for (Channel ch : outbound) {
       if (ch != null) {
+        // Writes complete in order: once this empty one has, every piece reached the kernel, so
+        // closing cannot drop the last pieces a slower peer still has to read.
+        if (ch.isActive()) {
+          ch.writeAndFlush(Unpooled.EMPTY_BUFFER).awaitUninterruptibly(10, TimeUnit.SECONDS);
+        }
         ch.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
       }
     }

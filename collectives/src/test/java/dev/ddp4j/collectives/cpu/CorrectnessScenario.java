@@ -134,7 +134,10 @@ public final class CorrectnessScenario implements RankProcessMain.RankScenario {
     }
   }
 
-  /** Ten collectives in flight at once complete in issue order with the right results. */
+  /**
+   * Ten collectives in flight at once complete in issue order with the right results, run by the
+   * progress thread while the caller waits on a future.
+   */
   private void inFlight(ProcessGroup pg) {
     int n = pg.size();
     List<Work> works = new ArrayList<>();
@@ -144,6 +147,12 @@ public final class CorrectnessScenario implements RankProcessMain.RankScenario {
       java.util.Arrays.fill(b, pg.rank() + k);
       buffers.add(b);
       works.add(pg.allReduce(HostBuffer.of(b), ReduceOp.SUM));
+    }
+    // Nobody awaits: the progress thread must run them (a future does not help run the queue).
+    try {
+      works.get(9).toCompletableFuture().get(60, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError("collectives nobody awaited did not complete", e);
     }
     for (int k = 9; k >= 0; k--) {
       works.get(k).await();

@@ -59,9 +59,17 @@ final class FailureScenarios {
     public void run(ProcessGroup pg, String[] args) {
       pg.allReduce(HostBuffer.of(new float[100]), ReduceOp.SUM).await();
       pg.barrier().await();
-      if (pg.rank() == 1) {
+      if (pg.rank() == 1) { // die only once the others are past the barrier (its last pieces sent)
+        List<String> past = new ArrayList<>();
+        for (int r = 0; r < pg.size(); r++) {
+          if (r != 1) {
+            past.add("dead/past-barrier/" + r);
+          }
+        }
+        pg.store().wait(past, Duration.ofSeconds(60));
         Runtime.getRuntime().halt(7);
       }
+      pg.store().set("dead/past-barrier/" + pg.rank(), new byte[] {1});
       long start = System.nanoTime();
       var work = pg.allReduce(HostBuffer.of(new float[1 << 20]), ReduceOp.SUM);
       assertThatThrownBy(work::await)

@@ -12,18 +12,20 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** Every collective, dtype and op across real rank processes, against a sequential reference. */
 class MultiProcessCollectivesTest {
 
-  @ParameterizedTest(name = "{0} ranks, shm disabled: {1}, {2} channels, args: {3}")
+  @ParameterizedTest(name = "{0} ranks, shm disabled: {1}, {2} channels, {3}, args: {4}")
   @CsvSource({
-    "2, 0, 1, big",
-    "3, 0, 1, full",
-    "4, 0, 1, big",
-    "8, 0, 1, quick",
-    "3, 1, 1, quick",
-    "3, 0, 2, quick",
-    "2, 1, 2, quick",
+    "2, 0, 1, ring, big",
+    "3, 0, 1, ring, full",
+    "4, 0, 1, ring, big",
+    "8, 0, 1, ring, quick",
+    "3, 1, 1, ring, quick",
+    "3, 0, 2, ring, quick",
+    "2, 1, 2, ring, quick",
+    "2, 0, 1, oneshot, big",
+    "3, 0, 1, twoshot, quick",
   })
   void shouldMatchTheSequentialReferenceOnEveryRank(
-      int ranks, int shmDisabled, int channels, String mode) throws Exception {
+      int ranks, int shmDisabled, int channels, String algorithm, String mode) throws Exception {
     List<Outcome> outcomes =
         RankProcesses.run(
             ranks,
@@ -34,6 +36,8 @@ class MultiProcessCollectivesTest {
                 Integer.toString(channels),
                 "DDP4J_SHM_SLOT_BYTES",
                 channels == 2 ? "4096" : "65536",
+                "DDP4J_ALGO",
+                algorithm,
                 "DDP4J_DEBUG",
                 "INFO"),
             CorrectnessScenario.class,

@@ -17,6 +17,11 @@ class CostTableChooserTest {
           .isNotEqualTo(AllReduceAlgorithm.TWOSHOT);
     }
     assertThat(auto.choose(64 << 10, 2, DataType.FLOAT32).algorithm())
+        .isIn(AllReduceAlgorithm.ONESHOT, AllReduceAlgorithm.LL);
+    assertThat(auto.choose(8, 2, DataType.FLOAT32).algorithm()).isEqualTo(AllReduceAlgorithm.LL);
+    assertThat(auto.choose(ScratchLayout.LL_MAX_BYTES, 2, DataType.FLOAT32).algorithm())
+        .isEqualTo(AllReduceAlgorithm.LL);
+    assertThat(auto.choose(4 << 20, 2, DataType.FLOAT32).algorithm())
         .isEqualTo(AllReduceAlgorithm.ONESHOT);
   }
 
@@ -29,6 +34,17 @@ class CostTableChooserTest {
             .choose(1L << 30, 2, DataType.FLOAT32);
     assertThat(t.algorithm()).isEqualTo(AllReduceAlgorithm.COPY_ENGINE);
     assertThat(t.stepBytes()).isEqualTo(CostTableChooser.COPY_ENGINE_CHUNK_BYTES);
+  }
+
+  @Test
+  void shouldRunForcedLlAsOneShotAboveWhatAnLlSlotHolds() {
+    CostTableChooser ll = new CostTableChooser(AllReduceAlgorithm.LL, 64);
+    assertThat(ll.choose(ScratchLayout.LL_MAX_BYTES, 2, DataType.FLOAT32).algorithm())
+        .isEqualTo(AllReduceAlgorithm.LL);
+    assertThat(ll.choose(ScratchLayout.LL_MAX_BYTES + 16, 2, DataType.FLOAT32).algorithm())
+        .isEqualTo(AllReduceAlgorithm.ONESHOT);
+    assertThat(ll.choose(8, 2, DataType.FLOAT32).blocks()).isEqualTo(1);
+    assertThat(ll.choose(ScratchLayout.LL_MAX_BYTES, 2, DataType.FLOAT32).blocks()).isEqualTo(64);
   }
 
   @Test
@@ -47,16 +63,17 @@ class CostTableChooserTest {
   @Test
   void shouldSwitchToTwoShotForLargeMessagesOnMoreRanks() {
     assertThat(auto.choose(8 << 10, 8, DataType.FLOAT32).algorithm())
-        .isEqualTo(AllReduceAlgorithm.ONESHOT);
+        .isNotEqualTo(AllReduceAlgorithm.TWOSHOT);
     assertThat(auto.choose(64 << 20, 8, DataType.FLOAT32).algorithm())
         .isEqualTo(AllReduceAlgorithm.TWOSHOT);
   }
 
   @Test
   void shouldGrowTheGridWithTheMessageUpToTheChannelLimit() {
-    assertThat(auto.choose(8, 2, DataType.FLOAT32).blocks()).isEqualTo(1);
-    assertThat(auto.choose(256 << 10, 2, DataType.FLOAT32).blocks()).isEqualTo(8);
-    assertThat(auto.choose(512 << 20, 2, DataType.FLOAT32).blocks()).isEqualTo(132);
+    CostTableChooser oneshot = new CostTableChooser(AllReduceAlgorithm.ONESHOT, 132);
+    assertThat(oneshot.choose(8, 2, DataType.FLOAT32).blocks()).isEqualTo(1);
+    assertThat(oneshot.choose(256 << 10, 2, DataType.FLOAT32).blocks()).isEqualTo(8);
+    assertThat(oneshot.choose(512 << 20, 2, DataType.FLOAT32).blocks()).isEqualTo(132);
     assertThat(
             new CostTableChooser(null, CostTableChooser.DEFAULT_MAX_CHANNELS)
                 .choose(512 << 20, 2, DataType.FLOAT32)
@@ -82,6 +99,7 @@ class CostTableChooserTest {
     ScratchLayout l = ScratchLayout.within(2, 240L << 20);
     assertThat(l.totalBytes()).isLessThanOrEqualTo(240L << 20);
     assertThat(l.slotBytes() % (1 << 20)).isZero();
+    assertThat(l.totalBytes()).isGreaterThan(2 * l.slotBytes() + 2 * ScratchLayout.LL_SLOT_BYTES);
     assertThat(ScratchLayout.within(8, 240L << 20).totalBytes()).isLessThanOrEqualTo(240L << 20);
     assertThatThrownBy(() -> new ScratchLayout(9, 1 << 20)).hasMessageContaining("ranks : 9");
   }

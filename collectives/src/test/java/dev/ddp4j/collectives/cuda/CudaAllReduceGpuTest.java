@@ -48,7 +48,8 @@ class CudaAllReduceGpuTest {
     assertThat(r.outputs().get(0))
         .contains("allReduce twoshot")
         .contains("allReduce oneshot")
-        .contains("allReduce copyengine");
+        .contains("allReduce copyengine")
+        .contains("allReduce ll");
     assertThat(r.allPassed()).isTrue();
   }
 }

@@ -52,7 +52,7 @@ final class AllReduceCheck {
 
   void runAll(boolean full) {
     List<String> algos =
-        pg.size() > 1 ? List.of("oneshot", "twoshot", "copyengine") : List.of("auto");
+        pg.size() > 1 ? List.of("ll", "oneshot", "twoshot", "copyengine") : List.of("auto");
     long[] counts = {0, 1, 7, 4097, 1_000_003};
     for (String algo : algos) {
       chooser.set(algo);
@@ -68,7 +68,8 @@ final class AllReduceCheck {
           allReduce(algo, t, op, 4097, 1, false); // not 16-byte aligned: the scalar path
         }
       }
-      // Larger than one launch (several pieces through the scratch slots).
+      // Larger than one launch (several pieces through the scratch slots; ll runs them as
+      // one-shot).
       long big = pg.maxLaunchBytes() == Long.MAX_VALUE ? 1 << 24 : pg.maxLaunchBytes();
       allReduce(algo, DataType.FLOAT32, ReduceOp.SUM, 2 * big / 4 + 12_345, 0, true);
       allReduce(algo, DataType.BFLOAT16, ReduceOp.AVG, big / 2 + 777, 0, false);

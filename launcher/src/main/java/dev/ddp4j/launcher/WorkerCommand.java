@@ -1,0 +1,65 @@
+package dev.ddp4j.launcher;
+
+import dev.ddp4j.InitMethod;
+import dev.ddp4j.InitOptions;
+import dev.ddp4j.WorkerEnvironment;
+import dev.ddp4j.collectives.store.StoreSecret;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** The command line and environment of one worker JVM. */
+final class WorkerCommand {
+
+  static final String OMP_NUM_THREADS = "OMP_NUM_THREADS";
+
+  private WorkerCommand() {}
+
+  /** The launcher's own java, so workers run the JVM the user chose to run the launcher with. */
+  static String javaBinary() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+
+  static List<String> argv(LaunchConfig c, WorkerSpec s, Optional<Path> numactl) {
+    List<String> cmd = new ArrayList<>();
+    int node = c.numaNodes().length > s.localRank() ? c.numaNodes()[s.localRank()] : -1;
+    cmd.addAll(NumaBinding.prefix(node, numactl));
+    cmd.add(javaBinary());
+    cmd.addAll(c.jvmArgs());
+    cmd.add("-cp");
+    cmd.add(c.program().classpathString());
+    cmd.add(WorkerBootstrap.class.getName());
+    cmd.add(c.program().mainClass());
+    cmd.addAll(c.programArgs());
+    return cmd;
+  }
+
+  /**
+   * Sets the worker variables in {@code env} (the launcher's environment, inherited): ranks, the
+   * store's address and secret, the restart count, the launcher pid for the watchdog, and
+   * OMP_NUM_THREADS=1 when several workers share the node and the user set none.
+   */
+  static void environment(Map<String, String> env, LaunchConfig c, WorkerSpec s, InitMethod store) {
+    env.put(WorkerEnvironment.RANK, Integer.toString(s.rank()));
+    env.put(WorkerEnvironment.LOCAL_RANK, Integer.toString(s.localRank()));
+    env.put(WorkerEnvironment.WORLD_SIZE, Integer.toString(s.worldSize()));
+    env.put(WorkerEnvironment.LOCAL_WORLD_SIZE, Integer.toString(s.localWorldSize()));
+    env.put(WorkerEnvironment.GROUP_RANK, Integer.toString(s.groupRank()));
+    env.put(WorkerEnvironment.RESTART_COUNT, Integer.toString(s.restartCount()));
+    if (store.scheme() == InitMethod.Scheme.TCP) {
+      env.put(WorkerEnvironment.MASTER_ADDR, store.host());
+      env.put(WorkerEnvironment.MASTER_PORT, Integer.toString(store.port()));
+      env.put(InitOptions.INIT_METHOD_VAR, "env://");
+    } else {
+      env.put(InitOptions.INIT_METHOD_VAR, store.toString());
+    }
+    env.put(StoreSecret.SECRET_VAR, c.secret());
+    env.remove(StoreSecret.SECRET_FILE_VAR);
+    env.put(ParentWatchdog.LAUNCHER_PID_VAR, Long.toString(ProcessHandle.current().pid()));
+    if (s.localWorldSize() > 1 && !env.containsKey(OMP_NUM_THREADS)) {
+      env.put(OMP_NUM_THREADS, "1");
+    }
+  }
+}

@@ -1,0 +1,86 @@
+package dev.ddp4j.launcher;
+
+import dev.ddp4j.InitMethod;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/** One running worker JVM with the pumps that carry its output. */
+final class WorkerProcess {
+
+  final WorkerSpec spec;
+  final Process process;
+  private final OutputPump out;
+  private final OutputPump err;
+
+  private WorkerProcess(WorkerSpec spec, Process process, OutputPump out, OutputPump err) {
+    this.spec = spec;
+    this.process = process;
+    this.out = out;
+    this.err = err;
+  }
+
+  static WorkerProcess start(
+      LaunchConfig c, WorkerSpec s, InitMethod store, Optional<Path> numactl) {
+    ProcessBuilder pb = new ProcessBuilder(WorkerCommand.argv(c, s, numactl));
+    WorkerCommand.environment(pb.environment(), c, s, store);
+    Process p;
+    try {
+      p = pb.start();
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          "cannot start worker rank "
+              + s.rank()
+              + " ("
+              + pb.command().get(0)
+              + "): "
+              + e.getMessage(),
+          e);
+    }
+    boolean shown = c.localRanksFilter().isEmpty() || c.localRanksFilter().contains(s.localRank());
+    String prefix = "[rank" + s.rank() + "]:";
+    Path dir = c.logDir() == null ? null : c.logDir().resolve(Integer.toString(s.restartCount()));
+    OutputMode m = c.output();
+    OutputPump out =
+        new OutputPump(
+                p.getInputStream(),
+                "rank" + s.rank() + "-stdout",
+                prefix,
+                shown && m.toConsole(OutputMode.STDOUT) ? System.out : null,
+                dir != null && m.toFile(OutputMode.STDOUT)
+                    ? dir.resolve("rank" + s.rank() + ".out")
+                    : null)
+            .start();
+    OutputPump err =
+        new OutputPump(
+                p.getErrorStream(),
+                "rank" + s.rank() + "-stderr",
+                prefix,
+                shown && m.toConsole(OutputMode.STDERR) ? System.err : null,
+                dir != null && m.toFile(OutputMode.STDERR)
+                    ? dir.resolve("rank" + s.rank() + ".err")
+                    : null)
+            .start();
+    return new WorkerProcess(s, p, out, err);
+  }
+
+  /** Waits a little for the output to drain, then returns the last stderr lines. */
+  List<String> stderrTail() {
+    out.join(2000);
+    err.join(2000);
+    return err.tail();
+  }
+
+  /** SIGTERM to the worker and everything it started. */
+  void terminate() {
+    process.descendants().forEach(ProcessHandle::destroy);
+    process.destroy();
+  }
+
+  /** SIGKILL to the worker and everything it started. */
+  void kill() {
+    process.descendants().forEach(ProcessHandle::destroyForcibly);
+    process.destroyForcibly();
+  }
+}
