@@ -82,6 +82,14 @@ public final class BenchDdpCommand implements Callable<Integer> {
     String cp =
         System.getProperty("java.class.path")
             + (classpath == null ? "" : File.pathSeparator + classpath);
+    if (!workerOn(cp)) {
+      throw new IllegalArgumentException(
+          "bench ddp runs "
+              + WORKER
+              + " from ddp-runtime, which is not on the class path "
+              + cp
+              + " (expected: --classpath path/to/ddp-runtime.jar; the bundle's ddp/ folder has it)");
+    }
     Path store = Files.createTempDirectory("ddp4j-bench-ddp");
     List<Process> workers = new ArrayList<>();
     try {
@@ -104,6 +112,27 @@ public final class BenchDdpCommand implements Callable<Integer> {
         }
       }
     }
+  }
+
+  /** Whether the worker class is in one of the class path's entries (jars or folders). */
+  static boolean workerOn(String cp) throws IOException {
+    String entry = WORKER.replace('.', '/') + ".class";
+    for (String part : cp.split(File.pathSeparator)) {
+      Path p = Path.of(part);
+      if (Files.isDirectory(p) && Files.exists(p.resolve(entry))) {
+        return true;
+      }
+      if (Files.isRegularFile(p)) {
+        try (java.util.zip.ZipFile zip = new java.util.zip.ZipFile(p.toFile())) {
+          if (zip.getEntry(entry) != null) {
+            return true;
+          }
+        } catch (java.util.zip.ZipException notAJar) {
+          // not a jar: cannot hold the class
+        }
+      }
+    }
+    return false;
   }
 
   private Process start(int rank, Path store, String cp) throws IOException {
