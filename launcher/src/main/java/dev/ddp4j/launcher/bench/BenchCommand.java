@@ -19,6 +19,7 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "bench",
+    subcommands = BenchDdpCommand.class,
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {

@@ -1,0 +1,52 @@
+package dev.ddp4j.runtime.cuda;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.ddp4j.collectives.cuda.CudaProbe;
+import dev.ddp4j.collectives.cuda.harness.LocalRanks;
+import dev.ddp4j.testing.GpuTest;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The device bucket engine on real GPUs, one JVM per GPU ({@link EngineGpuCheck}): the averaged
+ * gradient equals the float64 host reference after a step on 1 and 2 GPUs, and in a GPU-timed step
+ * the first bucket's all-reduce runs while backward is still running.
+ */
+class DeviceGradientReducerGpuTest {
+
+  private static LocalRanks.Result run(int ranks, String mode) throws Exception {
+    LocalRanks.Result r =
+        LocalRanks.run(
+            ranks,
+            EngineGpuCheck.class.getName(),
+            List.of(mode),
+            List.of("-Xmx2g"),
+            Duration.ofMinutes(2));
+    r.outputs().forEach(System.out::print);
+    return r;
+  }
+
+  @GpuTest
+  void shouldAverageTheGradientExactlyLikeTheFloat64ReferenceOnOneGpu() throws Exception {
+    LocalRanks.Result r = run(1, "reduce");
+    assertThat(r.exitCodes()).as(String.join("", r.outputs())).containsOnly(0);
+    assertThat(r.outputs().get(0)).contains(" 0 mismatches");
+  }
+
+  @GpuTest
+  void shouldAverageTheGradientExactlyLikeTheFloat64ReferenceOnTwoGpus() throws Exception {
+    assumeTrue(CudaProbe.gpus().size() >= 2, "needs 2 GPUs");
+    LocalRanks.Result r = run(2, "reduce");
+    assertThat(r.exitCodes()).as(String.join("", r.outputs())).containsOnly(0);
+    assertThat(r.outputs()).allSatisfy(o -> assertThat(o).contains(" 0 mismatches"));
+  }
+
+  @GpuTest
+  void shouldRunTheFirstBucketsAllReduceWhileBackwardIsStillRunning() throws Exception {
+    assumeTrue(CudaProbe.gpus().size() >= 2, "needs 2 GPUs");
+    LocalRanks.Result r = run(2, "overlap");
+    assertThat(r.exitCodes()).as(String.join("", r.outputs())).containsOnly(0);
+  }
+}

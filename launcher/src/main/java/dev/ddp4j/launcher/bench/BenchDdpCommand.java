@@ -1,0 +1,162 @@
+package dev.ddp4j.launcher.bench;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code launcher.jar bench ddp}: starts one rank JVM per GPU running ddp-runtime's synthetic GPU
+ * model ({@code dev.ddp4j.runtime.cuda.SyntheticDdpBench}) on the cuda backend, which prints the
+ * step time with and without the bucket engine's all-reduce and the overhead. The launcher does not
+ * depend on ddp-runtime (shared/ARCHITECTURE.md, Modules), so the worker class is found by name on
+ * the launcher's class path plus {@code --classpath}; the bundle's run-ddp-bench.sh puts both
+ * there.
+ */
+@Command(
+    name = "ddp",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Times DDP training steps of a synthetic GPU model of known pace (spin-kernel backward per layer),",
+      "with and without the device bucket engine's all-reduce, and prints the overhead."
+    })
+public final class BenchDdpCommand implements Callable<Integer> {
+
+  static final String WORKER = "dev.ddp4j.runtime.cuda.SyntheticDdpBench";
+
+  @Option(
+      names = "--nproc-per-node",
+      paramLabel = "N",
+      defaultValue = "2",
+      description = "Ranks, one per GPU. Default: ${DEFAULT-VALUE}.")
+  int ranks;
+
+  @Option(
+      names = "--layers",
+      required = true,
+      description = "Parameters per layer: SIZE or COUNTxSIZE, comma separated (8x16.75M).")
+  String layers;
+
+  @Option(
+      names = "--backward-us",
+      required = true,
+      description = "Backward time in us: one total (spread by layer size) or one per layer.")
+  String backwardUs;
+
+  @Option(
+      names = "--steps",
+      defaultValue = "0",
+      description = "Timed steps per mode; 0 picks about 2 s. Default: ${DEFAULT-VALUE}.")
+  int steps;
+
+  @Option(
+      names = "--trace",
+      paramLabel = "PREFIX",
+      description = "Write a GPU-time Chrome trace of one step per rank to PREFIX.rank<R>.json.")
+  String trace;
+
+  @Option(
+      names = "--classpath",
+      paramLabel = "PATH",
+      description = "Where ddp-runtime's classes are, if not on the launcher's class path.")
+  String classpath;
+
+  @Option(
+      names = "--jvm-arg",
+      paramLabel = "ARG",
+      description = "An option for every rank JVM (repeatable).")
+  List<String> jvmArgs = new ArrayList<>();
+
+  @Override
+  public Integer call() throws IOException, InterruptedException {
+    if (ranks < 1) {
+      throw new IllegalArgumentException("--nproc-per-node=" + ranks + " (expected: >= 1)");
+    }
+    String cp =
+        System.getProperty("java.class.path")
+            + (classpath == null ? "" : File.pathSeparator + classpath);
+    if (!workerOn(cp)) {
+      throw new IllegalArgumentException(
+          "bench ddp runs "
+              + WORKER
+              + " from ddp-runtime, which is not on the class path "
+              + cp
+              + " (expected: --classpath path/to/ddp-runtime.jar; the bundle's ddp/ folder has it)");
+    }
+    Path store = Files.createTempDirectory("ddp4j-bench-ddp");
+    List<Process> workers = new ArrayList<>();
+    try {
+      for (int r = 0; r < ranks; r++) {
+        workers.add(start(r, store, cp));
+      }
+      int status = 0;
+      for (Process p : workers) {
+        if (!p.waitFor(1, TimeUnit.HOURS) || p.exitValue() != 0) {
+          status = 1;
+          workers.forEach(Process::destroy);
+        }
+      }
+      return status;
+    } finally {
+      workers.forEach(Process::destroyForcibly);
+      try (var files = Files.walk(store)) {
+        for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(p);
+        }
+      }
+    }
+  }
+
+  /** Whether the worker class is in one of the class path's entries (jars or folders). */
+  static boolean workerOn(String cp) throws IOException {
+    String entry = WORKER.replace('.', '/') + ".class";
+    for (String part : cp.split(File.pathSeparator)) {
+      Path p = Path.of(part);
+      if (Files.isDirectory(p) && Files.exists(p.resolve(entry))) {
+        return true;
+      }
+      if (Files.isRegularFile(p)) {
+        try (java.util.zip.ZipFile zip = new java.util.zip.ZipFile(p.toFile())) {
+          if (zip.getEntry(entry) != null) {
+            return true;
+          }
+        } catch (java.util.zip.ZipException notAJar) {
+          // not a jar: cannot hold the class
+        }
+      }
+    }
+    return false;
+  }
+
+  private Process start(int rank, Path store, String cp) throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-XX:+UseParallelGC");
+    cmd.addAll(jvmArgs);
+    cmd.add("-cp");
+    cmd.add(cp);
+    cmd.add(WORKER);
+    cmd.addAll(List.of("--layers", layers, "--backward-us", backwardUs, "--steps", "" + steps));
+    if (trace != null) {
+      cmd.addAll(List.of("--trace", trace));
+    }
+    ProcessBuilder pb = new ProcessBuilder(cmd).inheritIO();
+    if (rank != 0) {
+      pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
+    }
+    pb.environment().put("RANK", Integer.toString(rank));
+    pb.environment().put("LOCAL_RANK", Integer.toString(rank));
+    pb.environment().put("WORLD_SIZE", Integer.toString(ranks));
+    pb.environment().put("LOCAL_WORLD_SIZE", Integer.toString(ranks));
+    pb.environment().put("DDP4J_BACKEND", "cuda");
+    pb.environment().put("DDP4J_INIT_METHOD", store.resolve("store").toUri().toString());
+    return pb.start();
+  }
+}
