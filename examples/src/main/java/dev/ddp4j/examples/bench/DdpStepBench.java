@@ -53,7 +53,7 @@ public final class DdpStepBench implements Callable<Integer> {
 
   @Option(
       names = "--steps",
-      defaultValue = "30",
+      defaultValue = "10",
       description = "Timed steps. Default: ${DEFAULT-VALUE}.")
   int steps;
 
@@ -62,6 +62,12 @@ public final class DdpStepBench implements Callable<Integer> {
       defaultValue = "5",
       description = "Untimed steps first. Default: ${DEFAULT-VALUE}.")
   int warmup;
+
+  @Option(
+      names = "--rounds",
+      defaultValue = "5",
+      description = "Alternating plain / DdpModel rounds. Default: ${DEFAULT-VALUE}.")
+  int rounds;
 
   public static void main(String[] args) {
     System.exit(new CommandLine(new DdpStepBench()).execute(args));
@@ -75,41 +81,64 @@ public final class DdpStepBench implements Callable<Integer> {
           new DataSet(
               Nd4j.rand(DataType.FLOAT, batch, width),
               Nd4j.zeros(DataType.FLOAT, batch, 10).putScalar(0, 1, 1f));
-      double plainMs = timeSteps(() -> net.fit(data), pg);
-      try (DdpModel ddp = DdpModel.wrap(net, pg)) {
-        double ddpMs = timeSteps(() -> ddp.fit(data), pg);
-        double commMs = ddp.reducer().commNanos() / 1e6 / (steps + warmup);
-        double exposedMs = ddp.reducer().exposedNanos() / 1e6 / (steps + warmup);
-        if (pg.rank() == 0) {
-          System.out.printf(
-              "%-6s %-10s %-8s %12s %12s %9s %12s %12s %9s%n",
-              "ranks",
-              "params",
-              "buckets",
-              "plain ms",
-              "ddp ms",
-              "overhead",
-              "comm ms",
-              "exposed ms",
-              "hidden");
-          System.out.printf(
-              "%-6d %-10d %-8d %12.2f %12.2f %8.1f%% %12.2f %12.2f %8.1f%%%n",
-              pg.size(),
-              net.numParams(),
-              ddp.bucketPlan().buckets().size(),
-              plainMs,
-              ddpMs,
-              100 * (ddpMs / plainMs - 1),
-              commMs,
-              exposedMs,
-              commMs == 0 ? 0 : 100 * (1 - exposedMs / commMs));
+      // Plain and DdpModel steps alternate round by round, so that a noisy machine slows both
+      // alike; the medians over rounds are reported.
+      double[] plain = new double[rounds];
+      double[] ddpTimes = new double[rounds];
+      double[] comm = new double[rounds];
+      double[] exposed = new double[rounds];
+      int buckets = 0;
+      for (int r = 0; r < rounds; r++) {
+        plain[r] = timeSteps(() -> net.fit(data), pg);
+        try (DdpModel ddp = DdpModel.wrap(net, pg)) {
+          ddpTimes[r] = timeSteps(() -> ddp.fit(data), pg);
+          comm[r] = ddp.reducer().commNanos() / 1e6 / (steps + warmup);
+          exposed[r] = ddp.reducer().exposedNanos() / 1e6 / (steps + warmup);
+          buckets = ddp.bucketPlan().buckets().size();
         }
+      }
+      double plainMs = median(plain);
+      double ddpMs = median(ddpTimes);
+      double commMs = median(comm);
+      double exposedMs = median(exposed);
+      if (pg.rank() == 0) {
+        System.out.printf(
+            "%-6s %-10s %-8s %12s %12s %9s %12s %12s %9s%n",
+            "ranks",
+            "params",
+            "buckets",
+            "plain ms",
+            "ddp ms",
+            "overhead",
+            "comm ms",
+            "exposed ms",
+            "hidden");
+        System.out.printf(
+            "%-6d %-10d %-8d %12.2f %12.2f %8.1f%% %12.2f %12.2f %8.1f%%%n",
+            pg.size(),
+            net.numParams(),
+            buckets,
+            plainMs,
+            ddpMs,
+            100 * (ddpMs / plainMs - 1),
+            commMs,
+            exposedMs,
+            commMs == 0 ? 0 : 100 * (1 - exposedMs / commMs));
       }
     }
     return 0;
   }
 
-  /** Median-free mean step time over the timed steps, in ms, with every rank starting together. */
+  private static double median(double[] v) {
+    double[] c = v.clone();
+    java.util.Arrays.sort(c);
+    return c.length % 2 == 1 ? c[c.length / 2] : (c[c.length / 2 - 1] + c[c.length / 2]) / 2;
+  }
+
+  /**
+   * Mean step time over the timed steps, in ms (the slowest rank's), with every rank starting
+   * together.
+   */
   private double timeSteps(Runnable step, ProcessGroup pg) {
     for (int i = 0; i < warmup; i++) {
       step.run();
