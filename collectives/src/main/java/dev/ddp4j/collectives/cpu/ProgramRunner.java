@@ -43,6 +43,9 @@ final class ProgramRunner {
   private int[] cursor = new int[0];
   private final boolean[] stillNeeded;
   private boolean sawPeerFailure;
+  // A needed peer was seen gone, but its last pieces may have landed just before it left: one more
+  // pass over the rings must find nothing before that counts as a failure.
+  private boolean sawPeerGone;
 
   ProgramRunner(Links links) {
     this.links = links;
@@ -79,6 +82,7 @@ final class ProgramRunner {
     long nextCheckNs = System.nanoTime() + CHECK_INTERVAL_NS;
     waiter.reset();
     sawPeerFailure = false;
+    sawPeerGone = false;
     while (true) {
       boolean moved = false;
       boolean finished = true;
@@ -107,6 +111,7 @@ final class ProgramRunner {
         return;
       }
       if (moved) {
+        sawPeerGone = false;
         waiter.reset();
         continue;
       }
@@ -259,6 +264,10 @@ final class ProgramRunner {
       // A peer that finished its part and left is no failure; one this rank still needs is.
       String gone = stillNeeded[peer] ? links.peerGone(peer, false) : null;
       if (gone != null) {
+        if (!sawPeerGone) {
+          sawPeerGone = true;
+          return;
+        }
         throw new PeerFailureException(peer, prefix + " cannot finish: " + gone);
       }
       if (failedPeer < 0 && links.peerFailed(peer) != null) {
