@@ -84,6 +84,16 @@ final class NodeRendezvous implements AutoCloseable {
         }
       }
       int rank = takeRank(c, rdzvStore);
+      log.println(
+          "[launcher] node "
+              + rank
+              + " waiting for "
+              + c.nnodes()
+              + " nodes at "
+              + a
+              + " (up to "
+              + c.rendezvousTimeout().toSeconds()
+              + " s)");
       awaitNodes(c, rdzvStore);
       Store monitor = rdzvStore;
       if (!a.isFile()) {

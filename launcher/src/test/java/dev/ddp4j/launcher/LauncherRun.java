@@ -34,7 +34,12 @@ final class LauncherRun implements AutoCloseable {
   }
 
   static LauncherRun start(Map<String, String> env, String... args) {
-    List<String> cmd = new ArrayList<>();
+    return start(List.of(), env, args);
+  }
+
+  /** A launcher run under {@code prefix}, e.g. {@code ip netns exec NS}. */
+  static LauncherRun start(List<String> prefix, Map<String, String> env, String... args) {
+    List<String> cmd = new ArrayList<>(prefix);
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(FAST_JVM);
     cmd.add("-cp");

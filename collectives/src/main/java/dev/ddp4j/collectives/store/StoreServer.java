@@ -95,7 +95,7 @@ public final class StoreServer implements AutoCloseable {
     try {
       Channel ch = b.bind(host, port).syncUninterruptibly().channel();
       return new StoreServer(loops, ch, clients, (InetSocketAddress) ch.localAddress());
-    } catch (RuntimeException e) {
+    } catch (Exception e) { // Netty rethrows the checked BindException undeclared
       loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
       throw new StoreException(
           "store server cannot bind "

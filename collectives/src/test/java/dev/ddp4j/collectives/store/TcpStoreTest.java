@@ -104,6 +104,13 @@ class TcpStoreTest extends StoreContractTest {
   }
 
   @Test
+  void aSecondServerOnATakenPortShouldFailWithAStoreExceptionNamingTheAddress() {
+    assertThatThrownBy(() -> StoreServer.start("127.0.0.1", server.port(), SECRET))
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("cannot bind 127.0.0.1:" + server.port());
+  }
+
+  @Test
   void closingClientsShouldReleaseTheirConnections() {
     for (int i = 0; i < 5; i++) {
       newClient().close();
