@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Launcher overhead: `launcher.jar --nproc-per-node=N StoreBarrier` vs N plain `java` runs in parallel.
+# Usage: bench/launcher-overhead.sh [N] [ROUNDS]   (default 4 workers, 5 rounds). Needs the packaged build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -f launcher/target/launcher.jar ] && [ -f examples/target/examples.jar ] || mvn -B -q package -DskipTests
+exec java -cp launcher/target/launcher.jar dev.ddp4j.launcher.LaunchOverheadBenchmark \
+  launcher/target/launcher.jar examples/target/examples.jar dev.ddp4j.examples.StoreBarrier "${1:-4}" "${2:-5}"

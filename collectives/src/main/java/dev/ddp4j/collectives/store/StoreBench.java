@@ -1,0 +1,113 @@
+package dev.ddp4j.collectives.store;
+
+import dev.ddp4j.Store;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Store benchmark (not a test): p50/p99 latency of set and get from one client over loopback, then
+ * the wall time for K clients to connect (with authentication) and pass one barrier. Run with
+ * {@code bench/store-bench.sh} or {@code java -cp launcher/target/launcher.jar
+ * dev.ddp4j.collectives.store.StoreBench [K...]}.
+ */
+public final class StoreBench {
+
+  private StoreBench() {}
+
+  public static void main(String[] args) throws Exception {
+    int[] ks =
+        args.length == 0
+            ? new int[] {64, 512, 2048}
+            : Arrays.stream(args).mapToInt(Integer::parseInt).toArray();
+    latency(20_000, 50_000);
+    for (int k : ks) {
+      barrier(k);
+    }
+  }
+
+  private static void latency(int warmup, int ops) {
+    try (StoreServer server = StoreServer.start("127.0.0.1", 0, "bench");
+        Store s =
+            TcpStoreClient.connect("127.0.0.1", server.port(), "bench", Duration.ofSeconds(30))) {
+      byte[] value = new byte[64];
+      for (int i = 0; i < warmup; i++) {
+        s.set("k" + (i % 100), value);
+        s.get("k" + (i % 100), Duration.ofSeconds(5));
+      }
+      long[] set = new long[ops];
+      long[] get = new long[ops];
+      for (int i = 0; i < ops; i++) {
+        String key = "k" + (i % 100);
+        long t0 = System.nanoTime();
+        s.set(key, value);
+        long t1 = System.nanoTime();
+        s.get(key, Duration.ofSeconds(5));
+        long t2 = System.nanoTime();
+        set[i] = t1 - t0;
+        get[i] = t2 - t1;
+      }
+      System.out.printf(
+          "loopback, 64-byte values, %d ops each: set p50 %.1f us p99 %.1f us | get p50 %.1f us p99 %.1f us%n",
+          ops, pct(set, 50), pct(set, 99), pct(get, 50), pct(get, 99));
+    }
+  }
+
+  private static double pct(long[] ns, int p) {
+    long[] sorted = ns.clone();
+    Arrays.sort(sorted);
+    return sorted[Math.min(sorted.length - 1, (int) ((long) sorted.length * p / 100))] / 1000.0;
+  }
+
+  private static void barrier(int k) throws InterruptedException {
+    try (StoreServer server = StoreServer.start("127.0.0.1", 0, "bench")) {
+      CountDownLatch go = new CountDownLatch(1);
+      CountDownLatch done = new CountDownLatch(k);
+      AtomicReference<Throwable> error = new AtomicReference<>();
+      List<Thread> threads = new ArrayList<>();
+      for (int r = 0; r < k; r++) {
+        int rank = r;
+        Thread t =
+            new Thread(
+                null,
+                () -> {
+                  try {
+                    go.await();
+                    try (Store s =
+                        TcpStoreClient.connect(
+                            "127.0.0.1", server.port(), "bench", Duration.ofSeconds(60))) {
+                      StoreBarrier.await(s, "bench", rank, k, Duration.ofSeconds(60));
+                    }
+                  } catch (Throwable e) {
+                    error.compareAndSet(null, e);
+                  } finally {
+                    done.countDown();
+                  }
+                },
+                "client-" + r,
+                256 * 1024);
+        t.start();
+        threads.add(t);
+      }
+      long t0 = System.nanoTime();
+      go.countDown();
+      if (!done.await(120, TimeUnit.SECONDS)) {
+        throw new IllegalStateException(k + " clients did not pass the barrier in 120 s");
+      }
+      long ns = System.nanoTime() - t0;
+      for (Thread t : threads) {
+        t.join();
+      }
+      if (error.get() != null) {
+        throw new IllegalStateException("a client failed", error.get());
+      }
+      System.out.printf(
+          "%d clients: connect + authenticate + one barrier in %.3f s (server and clients in one JVM)%n",
+          k, ns / 1e9);
+    }
+  }
+}
