@@ -12,7 +12,7 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 java="$bundle/jre/bin/java"
 nproc=${NPROC:-$(nvidia-smi -L | wc -l)}
 configs=${CONFIGS:-"8x16.75M:1500 8x16.75M:10900 4x67.25M:6100 16x4.1875M:22200"}
-testcp="$here/launcher.jar:$here/ddp-runtime.jar:$here/ddp-runtime-tests.jar"
+testcp="$here/launcher.jar:$here/ddp-runtime.jar:$here/ddp-runtime-tests.jar:$bundle/lib/collectives-test-classes.jar"
 for j in "$bundle"/lib/junit-*.jar "$bundle"/lib/opentest4j-*.jar "$bundle"/lib/apiguardian-*.jar "$bundle"/lib/assertj-*.jar; do
   testcp="$testcp:$j"
 done
