@@ -22,6 +22,7 @@ final class LaunchConfigParser {
   private LaunchConfigParser() {}
 
   static LaunchConfig parse(LaunchCommand f, Map<String, String> env) {
+    SlurmJob.from(env).ifPresent(job -> job.applyTo(f));
     int nnodes =
         parseInt(
             "--nnodes",
