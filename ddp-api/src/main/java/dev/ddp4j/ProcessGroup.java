@@ -34,7 +34,9 @@ public interface ProcessGroup extends AutoCloseable {
    * Reduces {@code buffer} across ranks with {@code op} and leaves the result in every rank's
    * buffer.
    */
-  Work allReduce(TensorBuffer buffer, ReduceOp op);
+  default Work allReduce(TensorBuffer buffer, ReduceOp op) {
+    return allReduce(buffer, buffer, op);
+  }
 
   /**
    * Reduces {@code input} across ranks with {@code op} into every rank's {@code output} (same count

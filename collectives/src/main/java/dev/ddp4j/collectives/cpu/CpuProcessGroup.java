@@ -148,11 +148,6 @@ public final class CpuProcessGroup implements ProcessGroup {
   }
 
   @Override
-  public Work allReduce(TensorBuffer buffer, ReduceOp op) {
-    return allReduce(buffer, buffer, op);
-  }
-
-  @Override
   public Work allReduce(TensorBuffer input, TensorBuffer output, ReduceOp op) {
     CollectiveChecks.sameShape("allReduce", input, output);
     HostMemory in = host("allReduce", input);

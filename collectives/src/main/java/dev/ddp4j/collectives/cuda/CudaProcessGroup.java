@@ -215,11 +215,6 @@ public final class CudaProcessGroup implements ProcessGroup {
   }
 
   @Override
-  public Work allReduce(TensorBuffer buffer, ReduceOp op) {
-    return allReduce(buffer, buffer, op);
-  }
-
-  @Override
   public Work allReduce(TensorBuffer input, TensorBuffer output, ReduceOp op) {
     CollectiveChecks.sameShape("allReduce", input, output);
     DeviceBuffer in = deviceBuffer("allReduce", input);

@@ -32,8 +32,11 @@ public final class GradientReducer {
   private final CommHook.Pending[] pending;
   private final INDArray[] bucketViews;
   private final INDArray[] accumulatedViews;
+  // The arrays the cached bucket views slice; views are rebuilt only when the model hands out new
+  // arrays.
   private INDArray gradientSeen;
   private INDArray accumulatedSeen;
+  private boolean addAccumulated;
   private int launched;
   private boolean active;
   private final java.util.concurrent.atomic.AtomicLong commNanos =
@@ -77,7 +80,7 @@ public final class GradientReducer {
         accumulatedSeen = accumulated;
       }
     }
-    accumulatedSeen = accumulated == null ? null : accumulatedSeen;
+    addAccumulated = accumulated != null;
     launched = 0;
     active = true;
   }
@@ -111,7 +114,7 @@ public final class GradientReducer {
 
   private void launch(int b) {
     try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
-      if (accumulatedSeen != null) {
+      if (addAccumulated) {
         bucketViews[b].addi(accumulatedViews[b]);
         accumulatedViews[b].assign(0);
       }
