@@ -2,7 +2,11 @@
 # The whole GPU DDP experiment of bench/ddp-gpu-vs-pytorch.md, on the GPU machine from a bundle made by
 # bench/ddp-gpu-bundle.sh: the device engine's GPU tests, `launcher.jar bench ddp` on each configuration (the
 # first one with a GPU-time trace), the same configurations under PyTorch DDP, then the side-by-side table.
-# Logs and traces under $OUT (default /tmp/ddp4j-out). STEPS picks what runs (default "tests ddp4j pytorch").
+# Logs and traces under $OUT (default /tmp/ddp4j-out). STEPS picks what runs (default "tests ddp4j pytorch");
+# "sweep" times SWEEP_CONFIG (default 8x16.75M:1500) under each of SWEEP_VARIANTS, label=ENV,...[+bench args]
+# separated by spaces, interleaved REPEAT times (the tuning of the engine's stream priority, the backend's
+# algorithm and channels under overlap); "placement" runs the launcher with --nproc-per-node=gpu and prints
+# which GPU, CPUs and memory nodes each rank got.
 here=$(cd "$(dirname "$0")" && pwd)
 bundle=$(cd "$here/.." && pwd)
 out=${OUT:-/tmp/ddp4j-out}
@@ -29,6 +33,24 @@ for step in ${STEPS:-tests ddp4j pytorch}; do
           --nproc-per-node="$nproc" --layers "${c%%:*}" --backward-us "${c##*:}" "${trace[@]}" \
           >> "$out/ddp4j.log" 2>&1 || rc=$?
       done ;;
+    sweep)
+      rc=0; c=${SWEEP_CONFIG:-8x16.75M:1500}
+      variants=${SWEEP_VARIANTS:-"base ch32:DDP4J_MAX_NCHANNELS=32 ch128:DDP4J_MAX_NCHANNELS=128 twoshot:DDP4J_ALGO=twoshot copyengine:DDP4J_ALGO=copyengine normalprio:+--comm-priority=normal"}
+      for rep in $(seq "${REPEAT:-2}"); do
+        for v in $variants; do
+          label=${v%%:*}; spec=${v#"$label"}; spec=${spec#:}
+          envs=${spec%%+*}; extra=""; [[ $spec == *+* ]] && extra=${spec#*+}
+          echo "SWEEP variant=$label rep=$rep env=$envs args=$extra" >> "$out/sweep.log"
+          env ${envs//,/ } timeout 60 "$java" -jar "$here/launcher.jar" bench ddp --classpath "$here/ddp-runtime.jar" \
+            --nproc-per-node="$nproc" --layers "${c%%:*}" --backward-us "${c##*:}" ${extra//,/ } \
+            >> "$out/sweep.log" 2>&1 || rc=$?
+        done
+      done ;;
+    placement)
+      DDP4J_DEBUG=INFO timeout 60 "$java" -jar "$here/launcher.jar" --nproc-per-node=gpu \
+        --classpath "$here/ddp-runtime.jar:$here/ddp-runtime-tests.jar" dev.ddp4j.runtime.cuda.PlacementReport \
+        > "$out/placement.log" 2>&1; rc=$?
+      command -v numactl >> "$out/placement.log" 2>&1 || echo "numactl: not installed" >> "$out/placement.log" ;;
     pytorch)
       args=(); for c in $configs; do args+=(--config "$c"); done
       timeout 120 python3 "$here/pytorch_ddp_synthetic.py" --nproc "$nproc" "${args[@]}" > "$out/pytorch.log" 2>&1; rc=$? ;;
@@ -40,5 +62,7 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version --format=csv 
 echo "==== tests"; grep -E "^(SUCCESSFUL|FAILED|ABORTED|SKIPPED)|tests (successful|failed)|# (reduce|overlap)" "$out/tests.log"
 echo "==== calibration"; grep -h CALIBRATION "$out/ddp4j.log" "$out/pytorch.log" | sort -t: -k1,1 -s | head -40
 echo "==== trace"; grep -h TRACE "$out/ddp4j.log"
+[ -f "$out/placement.log" ] && { echo "==== placement"; cat "$out/placement.log" | tail -20; }
+[ -f "$out/sweep.log" ] && { echo "==== sweep"; grep -E "^SWEEP|^RESULT" "$out/sweep.log" | paste - - | awk '{print $2, $3, $(NF-2), $(NF-1), $NF}'; }
 echo "==== table"; python3 "$here/ddp-gpu-table.py" "$out/ddp4j.log" "$out/pytorch.log" | tee "$out/table.md"
 grep -hE "Exception|Error|error" "$out/ddp4j.log" "$out/pytorch.log" | head -20

@@ -28,10 +28,12 @@ import jcuda.driver.JCudaDriver;
  *   comm:          wait e0 ═ allreduce b0 ═ wait e1 ═ allreduce b1 ═ wait e2 ═ b2 ═ rec done
  * </pre>
  *
- * The communication stream has the context's highest priority, so a bucket's kernels are scheduled
- * ahead of backward kernels queued later. Not thread safe: driven by the training thread, which has
- * the group's context current. Each bucket's {@link Work} is kept until the next step, so a failure
- * of the collective surfaces in {@link #awaitStep}.
+ * By default the communication stream has the context's highest priority, so a bucket's kernels are
+ * scheduled ahead of backward kernels queued later; {@link CommPriority#NORMAL} gives it the
+ * compute stream's default priority instead (bench ddp's {@code --comm-priority} compares both).
+ * Not thread safe: driven by the training thread, which has the group's context current. Each
+ * bucket's {@link Work} is kept until the next step, so a failure of the collective surfaces in
+ * {@link #awaitStep}.
  */
 public final class DeviceGradientReducer implements AutoCloseable {
 
@@ -48,15 +50,35 @@ public final class DeviceGradientReducer implements AutoCloseable {
   private int launched;
   private boolean active;
 
+  /** The scheduling priority of the communication stream against the compute stream. */
+  public enum CommPriority {
+    /** The context's greatest priority: bucket kernels go ahead of queued backward kernels. */
+    HIGHEST,
+    /** The default priority, the same as a plain compute stream's. */
+    NORMAL
+  }
+
+  /** An engine whose communication stream has the {@link CommPriority#HIGHEST} priority. */
+  public DeviceGradientReducer(
+      ProcessGroup group, BucketPlan plan, DeviceBuffer gradient, ReduceOp op, DeviceTrace trace) {
+    this(group, plan, gradient, op, trace, CommPriority.HIGHEST);
+  }
+
   /**
    * @param group the cuda process group of this rank's GPU
    * @param plan the buckets over {@code gradient}'s elements
    * @param gradient the flat gradient; its stream is the compute stream backward runs on
    * @param op SUM, or AVG for DDP's mean over ranks
    * @param trace GPU timestamps of each bucket's all-reduce, or {@link DeviceTrace#disabled()}
+   * @param priority the communication stream's priority
    */
   public DeviceGradientReducer(
-      ProcessGroup group, BucketPlan plan, DeviceBuffer gradient, ReduceOp op, DeviceTrace trace) {
+      ProcessGroup group,
+      BucketPlan plan,
+      DeviceBuffer gradient,
+      ReduceOp op,
+      DeviceTrace trace,
+      CommPriority priority) {
     if (gradient.count() != plan.totalLength()) {
       throw new IllegalArgumentException(
           "the device gradient has "
@@ -77,7 +99,9 @@ public final class DeviceGradientReducer implements AutoCloseable {
         JCudaDriver.cuCtxGetStreamPriorityRange(least, greatest), "cuCtxGetStreamPriorityRange");
     Cu.check(
         JCudaDriver.cuStreamCreateWithPriority(
-            comm, CUstream_flags.CU_STREAM_NON_BLOCKING, greatest[0]),
+            comm,
+            CUstream_flags.CU_STREAM_NON_BLOCKING,
+            priority == CommPriority.HIGHEST ? greatest[0] : least[0]),
         "cuStreamCreateWithPriority");
     int n = plan.buckets().size();
     ready = new CUevent[n];

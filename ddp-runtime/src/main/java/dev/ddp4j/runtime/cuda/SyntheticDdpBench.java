@@ -22,7 +22,8 @@ import jcuda.driver.JCudaDriver;
  * kernel, both step times and the overhead, and where the first bucket started relative to the end
  * of backward in a traced step (written as a Chrome trace when {@code --trace} is given).
  *
- * <p>Arguments: {@code --layers SIZES --backward-us TIMES [--steps N] [--trace FILE]}; see {@link
+ * <p>Arguments: {@code --layers SIZES --backward-us TIMES [--steps N] [--trace FILE]
+ * [--first-bucket-mb MIB] [--bucket-cap-mb MIB] [--comm-priority highest|normal]}; see {@link
  * SyntheticSpec}.
  */
 public final class SyntheticDdpBench {
@@ -65,19 +66,23 @@ public final class SyntheticDdpBench {
       int steps = spec.steps();
       double plainMs = time(model, null, steps, compute, pg);
       DeviceTrace trace = spec.traceFile() != null ? DeviceTrace.enabled() : DeviceTrace.disabled();
-      BucketPlan plan = BucketPlan.of(model.ranges(), 4, 1 << 20, 25 << 20);
+      BucketPlan plan =
+          BucketPlan.of(model.ranges(), 4, spec.firstBucketBytes(), spec.bucketCapBytes());
       try (DeviceGradientReducer engine =
-          new DeviceGradientReducer(pg, plan, model.gradient(), ReduceOp.AVG, trace)) {
+          new DeviceGradientReducer(
+              pg, plan, model.gradient(), ReduceOp.AVG, trace, spec.commPriority())) {
         double ddpMs = time(model, engine, steps, compute, pg);
         if (lead) {
           System.out.printf(
               Locale.ROOT,
-              "RESULT layers=%d params=%d backward_us=%.0f buckets=%d no_allreduce_ms=%.3f"
-                  + " ddp_ms=%.3f overhead_pct=%.2f%n",
+              "RESULT layers=%d params=%d backward_us=%.0f buckets=%d bucket_cap_mb=%.1f"
+                  + " comm_priority=%s no_allreduce_ms=%.3f ddp_ms=%.3f overhead_pct=%.2f%n",
               model.layers(),
               model.parameters(),
               spec.totalBackwardNs() / 1e3,
               plan.buckets().size(),
+              spec.bucketCapBytes() / (double) (1 << 20),
+              spec.commPriority().name().toLowerCase(Locale.ROOT),
               plainMs,
               ddpMs,
               100 * (ddpMs - plainMs) / plainMs);

@@ -17,9 +17,20 @@ import java.util.Locale;
  *       first.
  *   <li>{@code --steps}: timed steps per mode; 0 (default) picks about 2 s of steps, 10 to 300.
  *   <li>{@code --trace}: a path prefix; each rank writes {@code PREFIX.rank<R>.json}.
+ *   <li>{@code --first-bucket-mb}, {@code --bucket-cap-mb}: the bucket plan's caps in MiB (defaults
+ *       1 and 25, PyTorch DDP's).
+ *   <li>{@code --comm-priority}: {@code highest} (default) or {@code normal}, the communication
+ *       stream's priority.
  * </ul>
  */
-public record SyntheticSpec(long[] layerParams, long[] backwardNs, int steps, Path traceFile) {
+public record SyntheticSpec(
+    long[] layerParams,
+    long[] backwardNs,
+    int steps,
+    Path traceFile,
+    long firstBucketBytes,
+    long bucketCapBytes,
+    DeviceGradientReducer.CommPriority commPriority) {
 
   public static SyntheticSpec parse(List<String> args) {
     String layers = option(args, "--layers", null);
@@ -39,7 +50,38 @@ public record SyntheticSpec(long[] layerParams, long[] backwardNs, int steps, Pa
       steps = (int) Math.max(10, Math.min(300, 2_000_000_000L / Math.max(1, total * 13 / 10)));
     }
     String trace = option(args, "--trace", null);
-    return new SyntheticSpec(params, ns, steps, trace == null ? null : Path.of(trace));
+    return new SyntheticSpec(
+        params,
+        ns,
+        steps,
+        trace == null ? null : Path.of(trace),
+        mebibytes(args, "--first-bucket-mb", "1"),
+        mebibytes(args, "--bucket-cap-mb", "25"),
+        priority(option(args, "--comm-priority", "highest")));
+  }
+
+  private static long mebibytes(List<String> args, String name, String dflt) {
+    String v = option(args, name, dflt);
+    try {
+      double mib = Double.parseDouble(v);
+      if (mib > 0) {
+        return Math.max(1, Math.round(mib * (1 << 20)));
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException(
+        name + " " + v + " (expected: a positive number of MiB, e.g. " + dflt + ")");
+  }
+
+  private static DeviceGradientReducer.CommPriority priority(String v) {
+    return switch (v.toLowerCase(Locale.ROOT)) {
+      case "highest" -> DeviceGradientReducer.CommPriority.HIGHEST;
+      case "normal" -> DeviceGradientReducer.CommPriority.NORMAL;
+      default ->
+          throw new IllegalArgumentException(
+              "--comm-priority " + v + " (expected: highest or normal)");
+    };
   }
 
   public long totalBackwardNs() {

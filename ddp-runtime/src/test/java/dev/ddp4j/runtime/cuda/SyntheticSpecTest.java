@@ -41,4 +41,46 @@ class SyntheticSpecTest {
     assertThatThrownBy(() -> SyntheticSpec.parse(List.of("--layers", "4")))
         .hasMessageContaining("--backward-us");
   }
+
+  @Test
+  void shouldDefaultToPyTorchsBucketCapsAndTheHighestCommPriority() {
+    SyntheticSpec s = SyntheticSpec.parse(List.of("--layers", "4", "--backward-us", "10"));
+    assertThat(s.firstBucketBytes()).isEqualTo(1L << 20);
+    assertThat(s.bucketCapBytes()).isEqualTo(25L << 20);
+    assertThat(s.commPriority()).isEqualTo(DeviceGradientReducer.CommPriority.HIGHEST);
+  }
+
+  @Test
+  void shouldTakeBucketCapsInMebibytesAndTheCommPriority() {
+    SyntheticSpec s =
+        SyntheticSpec.parse(
+            List.of(
+                "--layers",
+                "4",
+                "--backward-us",
+                "10",
+                "--bucket-cap-mb",
+                "100",
+                "--first-bucket-mb=0.5",
+                "--comm-priority",
+                "normal"));
+    assertThat(s.firstBucketBytes()).isEqualTo(1L << 19);
+    assertThat(s.bucketCapBytes()).isEqualTo(100L << 20);
+    assertThat(s.commPriority()).isEqualTo(DeviceGradientReducer.CommPriority.NORMAL);
+  }
+
+  @Test
+  void shouldNameABadBucketCapOrPriority() {
+    assertThatThrownBy(
+            () ->
+                SyntheticSpec.parse(
+                    List.of("--layers", "4", "--backward-us", "10", "--bucket-cap-mb", "-3")))
+        .hasMessageContaining("--bucket-cap-mb -3")
+        .hasMessageContaining("positive number of MiB");
+    assertThatThrownBy(
+            () ->
+                SyntheticSpec.parse(
+                    List.of("--layers", "4", "--backward-us", "10", "--comm-priority", "low")))
+        .hasMessageContaining("--comm-priority low (expected: highest or normal)");
+  }
 }

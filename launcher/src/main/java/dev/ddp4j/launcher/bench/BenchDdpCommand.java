@@ -63,6 +63,28 @@ public final class BenchDdpCommand implements Callable<Integer> {
   String trace;
 
   @Option(
+      names = "--first-bucket-mb",
+      paramLabel = "MIB",
+      defaultValue = "1",
+      description = "Cap of the first bucket in MiB. Default: ${DEFAULT-VALUE}.")
+  String firstBucketMb;
+
+  @Option(
+      names = "--bucket-cap-mb",
+      paramLabel = "MIB",
+      defaultValue = "25",
+      description = "Cap of every other bucket in MiB. Default: ${DEFAULT-VALUE}.")
+  String bucketCapMb;
+
+  @Option(
+      names = "--comm-priority",
+      paramLabel = "P",
+      defaultValue = "highest",
+      description =
+          "Priority of the all-reduce stream: highest or normal. Default: ${DEFAULT-VALUE}.")
+  String commPriority;
+
+  @Option(
       names = "--classpath",
       paramLabel = "PATH",
       description = "Where ddp-runtime's classes are, if not on the launcher's class path.")
@@ -144,6 +166,14 @@ public final class BenchDdpCommand implements Callable<Integer> {
     cmd.add(cp);
     cmd.add(WORKER);
     cmd.addAll(List.of("--layers", layers, "--backward-us", backwardUs, "--steps", "" + steps));
+    cmd.addAll(
+        List.of(
+            "--first-bucket-mb",
+            firstBucketMb,
+            "--bucket-cap-mb",
+            bucketCapMb,
+            "--comm-priority",
+            commPriority));
     if (trace != null) {
       cmd.addAll(List.of("--trace", trace));
     }
