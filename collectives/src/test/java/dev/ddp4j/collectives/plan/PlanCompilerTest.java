@@ -7,11 +7,13 @@ import dev.ddp4j.collectives.schedule.ScheduleChecker;
 import dev.ddp4j.collectives.topology.Fixtures;
 import dev.ddp4j.collectives.topology.MultiHost;
 import dev.ddp4j.collectives.topology.Topology;
+import dev.ddp4j.testing.RandomCases;
 import java.util.List;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class PlanCompilerTest {
 
@@ -52,23 +54,32 @@ class PlanCompilerTest {
     ScheduleChecker.check(PlanCompiler.allReduce(plan, Algorithm.HIERARCHICAL, 997, 5));
   }
 
-  @Property(tries = 40)
-  void shouldCompileCorrectSchedulesOnRandomMachines(
-      @ForAll long seed,
-      @ForAll @IntRange(min = 2, max = 7) int gpus,
-      @ForAll @IntRange(min = 1, max = 300) int count,
-      @ForAll @IntRange(min = 1, max = 64) int maxStep) {
+  static Stream<Arguments> randomMachines() {
+    return RandomCases.of(
+        4000,
+        40,
+        d -> new Object[] {d.anyLong(), d.between(2, 7), d.between(1, 300), d.between(1, 64)});
+  }
+
+  @ParameterizedTest(name = "[{index}] seed={0} gpus={1} count={2} maxStep={3}")
+  @MethodSource("randomMachines")
+  void shouldCompileCorrectSchedulesOnRandomMachines(long seed, int gpus, int count, int maxStep) {
     Topology t = RandomTopologies.generate(seed, gpus);
     Plan plan = Planner.plan(t, gpus, PlannerOptions.defaults(true));
     checkEveryAlgorithm(plan, count, maxStep);
   }
 
-  @Property(tries = 25)
+  static Stream<Arguments> randomHosts() {
+    return RandomCases.of(
+        5000,
+        25,
+        d -> new Object[] {d.anyLong(), d.between(2, 3), d.between(1, 4), d.between(1, 200)});
+  }
+
+  @ParameterizedTest(name = "[{index}] seed={0} hosts={1} gpusPerHost={2} count={3}")
+  @MethodSource("randomHosts")
   void shouldCompileCorrectSchedulesAcrossRandomHosts(
-      @ForAll long seed,
-      @ForAll @IntRange(min = 2, max = 3) int hosts,
-      @ForAll @IntRange(min = 1, max = 4) int gpusPerHost,
-      @ForAll @IntRange(min = 1, max = 200) int count) {
+      long seed, int hosts, int gpusPerHost, int count) {
     Topology host = RandomTopologies.generate(seed, Math.max(2, gpusPerHost));
     Topology job = MultiHost.join(java.util.Collections.nCopies(hosts, host));
     Plan plan = Planner.plan(job, job.deviceCount(), PlannerOptions.defaults(true));

@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ddp4j.collectives.topology.Fixtures;
 import dev.ddp4j.collectives.topology.Topology;
+import dev.ddp4j.testing.RandomCases;
 import java.util.List;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class RingSearchTest {
 
@@ -75,9 +77,13 @@ class RingSearchTest {
     assertThat(s.score(ring).hopsAtBottleneck()).isEqualTo(2);
   }
 
-  @Property(tries = 60)
-  void shouldMatchBruteForceOnRandomMachines(
-      @ForAll long seed, @ForAll @IntRange(min = 3, max = 8) int gpus) {
+  static Stream<Arguments> randomMachines() {
+    return RandomCases.of(6000, 60, d -> new Object[] {d.anyLong(), d.between(3, 8)});
+  }
+
+  @ParameterizedTest(name = "[{index}] seed={0} gpus={1}")
+  @MethodSource("randomMachines")
+  void shouldMatchBruteForceOnRandomMachines(long seed, int gpus) {
     Topology t = RandomTopologies.generate(seed, gpus);
     assertOptimal(t, gpus, null, "seed " + seed + " gpus " + gpus);
   }

@@ -3,16 +3,16 @@ package dev.ddp4j.collectives.schedule;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ddp4j.testing.RandomCases;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.LongRange;
+import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class RingSchedulesTest {
 
@@ -52,13 +52,20 @@ class RingSchedulesTest {
     }
   }
 
-  @Property(tries = 200)
+  static Stream<Arguments> randomRings() {
+    return RandomCases.of(
+        8000,
+        200,
+        d ->
+            new Object[] {
+              d.between(1, 8), d.between(1, 4), d.between(0L, 300L), d.between(1L, 50L), d.anyLong()
+            });
+  }
+
+  @ParameterizedTest(name = "[{index}] n={0} channels={1} count={2} maxStep={3} seed={4}")
+  @MethodSource("randomRings")
   void randomRingsChannelsAndSizesShouldAllCheck(
-      @ForAll @IntRange(min = 1, max = 8) int n,
-      @ForAll @IntRange(min = 1, max = 4) int channels,
-      @ForAll @LongRange(min = 0, max = 300) long count,
-      @ForAll @LongRange(min = 1, max = 50) long maxStep,
-      @ForAll long seed) {
+      int n, int channels, long count, long maxStep, long seed) {
     int[][] rings = randomRings(n, channels, seed);
     ScheduleChecker.check(RingSchedules.allReduce(rings, count, maxStep));
     ScheduleChecker.check(RingSchedules.allGather(rings, count / n + 1, maxStep));

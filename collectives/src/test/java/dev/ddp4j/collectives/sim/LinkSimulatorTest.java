@@ -15,11 +15,13 @@ import dev.ddp4j.collectives.schedule.Schedule;
 import dev.ddp4j.collectives.schedule.Step;
 import dev.ddp4j.collectives.topology.Fixtures;
 import dev.ddp4j.collectives.topology.Topology;
+import dev.ddp4j.testing.RandomCases;
 import java.util.List;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class LinkSimulatorTest {
 
@@ -103,11 +105,14 @@ class LinkSimulatorTest {
         .hasMessageContaining("rank 0 ch 0 at step 0");
   }
 
-  @Property(tries = 30)
-  void shouldFinishEveryCompiledScheduleNoFasterThanItsBusiestLink(
-      @ForAll long seed,
-      @ForAll @IntRange(min = 2, max = 6) int gpus,
-      @ForAll @IntRange(min = 1, max = 100000) int count) {
+  static Stream<Arguments> randomMachines() {
+    return RandomCases.of(
+        7000, 30, d -> new Object[] {d.anyLong(), d.between(2, 6), d.between(1, 100000)});
+  }
+
+  @ParameterizedTest(name = "[{index}] seed={0} gpus={1} count={2}")
+  @MethodSource("randomMachines")
+  void shouldFinishEveryCompiledScheduleNoFasterThanItsBusiestLink(long seed, int gpus, int count) {
     Topology t = dev.ddp4j.collectives.plan.RandomTopologiesAccess.generate(seed, gpus);
     Plan p = Planner.plan(t, gpus, PlannerOptions.defaults(true));
     for (Algorithm a : p.table().get(0).timeUs().keySet()) {
