@@ -8,20 +8,15 @@ import dev.ddp4j.collectives.cuda.Cu;
 import dev.ddp4j.runtime.bucket.Bucket;
 import dev.ddp4j.runtime.bucket.BucketPlan;
 import java.time.Duration;
-import jcuda.driver.CUevent;
-import jcuda.driver.CUevent_flags;
-import jcuda.driver.CUstream;
-import jcuda.driver.CUstream_flags;
-import jcuda.driver.JCudaDriver;
 
 /**
  * The bucket engine on device memory, {@link dev.ddp4j.runtime.bucket.GradientReducer}'s contract
  * without the host in the loop: a flat device gradient cut into the buckets of a {@link
  * BucketPlan}; when the caller has queued a layer's backward on the compute stream it calls {@link
- * #layerReady}, and every bucket now complete gets an event recorded on the compute stream and its
- * all-reduce queued on the communication stream behind that event. {@link #finishStep} queues what
- * is left and makes the compute stream wait on the last all-reduce, so the optimizer step queued
- * after it reads the reduced gradient. No call blocks the host.
+ * #layerReady}, and every bucket now complete gets its all-reduce queued on the {@link CommStream}
+ * behind everything queued so far on the compute stream. {@link #finishStep} queues what is left
+ * and makes the compute stream wait on the last all-reduce, so the optimizer step queued after it
+ * reads the reduced gradient. No call blocks the host.
  *
  * <pre>
  *   compute: bwd L3 ─rec e0─ bwd L2 ── bwd L1 ─rec e1─ bwd L0 ─rec e2─ wait(done) ─ optimizer
@@ -29,7 +24,7 @@ import jcuda.driver.JCudaDriver;
  * </pre>
  *
  * By default the communication stream has the context's highest priority, so a bucket's kernels are
- * scheduled ahead of backward kernels queued later; {@link CommPriority#NORMAL} gives it the
+ * scheduled ahead of backward kernels queued later; {@link CommStream.Priority#NORMAL} gives it the
  * compute stream's default priority instead (bench ddp's {@code --comm-priority} compares both).
  * Not thread safe: driven by the training thread, which has the group's context current. Each
  * bucket's {@link Work} is kept until the next step, so a failure of the collective surfaces in
@@ -41,27 +36,17 @@ public final class DeviceGradientReducer implements AutoCloseable {
   private final BucketPlan plan;
   private final DeviceBuffer gradient;
   private final ReduceOp op;
-  private final CUstream compute;
-  private final CUstream comm = new CUstream();
-  private final CUevent[] ready;
-  private final CUevent done = new CUevent();
+  private final long compute;
+  private final CommStream comm;
   private final Work[] works;
   private final DeviceTrace trace;
   private int launched;
   private boolean active;
 
-  /** The scheduling priority of the communication stream against the compute stream. */
-  public enum CommPriority {
-    /** The context's greatest priority: bucket kernels go ahead of queued backward kernels. */
-    HIGHEST,
-    /** The default priority, the same as a plain compute stream's. */
-    NORMAL
-  }
-
-  /** An engine whose communication stream has the {@link CommPriority#HIGHEST} priority. */
+  /** An engine whose communication stream has the {@link CommStream.Priority#HIGHEST} priority. */
   public DeviceGradientReducer(
       ProcessGroup group, BucketPlan plan, DeviceBuffer gradient, ReduceOp op, DeviceTrace trace) {
-    this(group, plan, gradient, op, trace, CommPriority.HIGHEST);
+    this(group, plan, gradient, op, trace, CommStream.Priority.HIGHEST);
   }
 
   /**
@@ -78,7 +63,7 @@ public final class DeviceGradientReducer implements AutoCloseable {
       DeviceBuffer gradient,
       ReduceOp op,
       DeviceTrace trace,
-      CommPriority priority) {
+      CommStream.Priority priority) {
     if (gradient.count() != plan.totalLength()) {
       throw new IllegalArgumentException(
           "the device gradient has "
@@ -92,28 +77,9 @@ public final class DeviceGradientReducer implements AutoCloseable {
     this.gradient = gradient;
     this.op = op;
     this.trace = trace;
-    this.compute = Cu.stream(gradient.stream());
-    int[] least = new int[1];
-    int[] greatest = new int[1];
-    Cu.check(
-        JCudaDriver.cuCtxGetStreamPriorityRange(least, greatest), "cuCtxGetStreamPriorityRange");
-    Cu.check(
-        JCudaDriver.cuStreamCreateWithPriority(
-            comm,
-            CUstream_flags.CU_STREAM_NON_BLOCKING,
-            priority == CommPriority.HIGHEST ? greatest[0] : least[0]),
-        "cuStreamCreateWithPriority");
-    int n = plan.buckets().size();
-    ready = new CUevent[n];
-    works = new Work[n];
-    for (int b = 0; b < n; b++) {
-      ready[b] = new CUevent();
-      Cu.check(
-          JCudaDriver.cuEventCreate(ready[b], CUevent_flags.CU_EVENT_DISABLE_TIMING),
-          "cuEventCreate");
-    }
-    Cu.check(
-        JCudaDriver.cuEventCreate(done, CUevent_flags.CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+    this.compute = gradient.stream();
+    this.comm = new CommStream(priority);
+    this.works = new Work[plan.buckets().size()];
   }
 
   public BucketPlan plan() {
@@ -122,7 +88,7 @@ public final class DeviceGradientReducer implements AutoCloseable {
 
   /** The communication stream's handle, for callers that queue more work behind the buckets. */
   public long commStream() {
-    return Cu.handle(comm);
+    return comm.handle();
   }
 
   /** Arms the engine for one synchronised step. */
@@ -146,13 +112,12 @@ public final class DeviceGradientReducer implements AutoCloseable {
 
   private void launch(int b) {
     Bucket bucket = plan.buckets().get(b);
-    Cu.check(JCudaDriver.cuEventRecord(ready[b], compute), "cuEventRecord");
-    Cu.check(JCudaDriver.cuStreamWaitEvent(comm, ready[b], 0), "cuStreamWaitEvent");
-    int span = trace.beginBucket(b, comm);
+    comm.waitFor(compute);
+    int span = trace.beginBucket(b, Cu.stream(comm.handle()));
     works[b] =
         group.allReduce(
-            gradient.slice(bucket.offset(), bucket.length()).onStream(Cu.handle(comm)), op);
-    trace.end(span, comm);
+            gradient.slice(bucket.offset(), bucket.length()).onStream(comm.handle()), op);
+    trace.end(span, Cu.stream(comm.handle()));
   }
 
   /**
@@ -166,8 +131,7 @@ public final class DeviceGradientReducer implements AutoCloseable {
     while (launched < works.length) {
       launch(launched++);
     }
-    Cu.check(JCudaDriver.cuEventRecord(done, comm), "cuEventRecord");
-    Cu.check(JCudaDriver.cuStreamWaitEvent(compute, done, 0), "cuStreamWaitEvent");
+    comm.joinInto(compute);
     active = false;
   }
 
@@ -182,11 +146,6 @@ public final class DeviceGradientReducer implements AutoCloseable {
 
   @Override
   public void close() {
-    JCudaDriver.cuStreamSynchronize(comm);
-    for (CUevent e : ready) {
-      JCudaDriver.cuEventDestroy(e);
-    }
-    JCudaDriver.cuEventDestroy(done);
-    JCudaDriver.cuStreamDestroy(comm);
+    comm.close();
   }
 }

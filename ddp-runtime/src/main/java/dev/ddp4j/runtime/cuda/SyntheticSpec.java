@@ -30,7 +30,7 @@ public record SyntheticSpec(
     Path traceFile,
     long firstBucketBytes,
     long bucketCapBytes,
-    DeviceGradientReducer.CommPriority commPriority) {
+    CommStream.Priority commPriority) {
 
   public static SyntheticSpec parse(List<String> args) {
     String layers = option(args, "--layers", null);
@@ -74,10 +74,10 @@ public record SyntheticSpec(
         name + " " + v + " (expected: a positive number of MiB, e.g. " + dflt + ")");
   }
 
-  private static DeviceGradientReducer.CommPriority priority(String v) {
+  private static CommStream.Priority priority(String v) {
     return switch (v.toLowerCase(Locale.ROOT)) {
-      case "highest" -> DeviceGradientReducer.CommPriority.HIGHEST;
-      case "normal" -> DeviceGradientReducer.CommPriority.NORMAL;
+      case "highest" -> CommStream.Priority.HIGHEST;
+      case "normal" -> CommStream.Priority.NORMAL;
       default ->
           throw new IllegalArgumentException(
               "--comm-priority " + v + " (expected: highest or normal)");

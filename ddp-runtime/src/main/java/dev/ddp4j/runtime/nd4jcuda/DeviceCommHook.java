@@ -1,24 +1,31 @@
 package dev.ddp4j.runtime.nd4jcuda;
 
+import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.Work;
 import dev.ddp4j.runtime.comm.CommHook;
+import dev.ddp4j.runtime.cuda.CommStream;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 
 /**
  * A {@link CommHook} for ND4J's CUDA backend and the {@code cuda} group: each bucket is all-reduced
- * in place in device memory, queued on ND4J's own stream right behind the backward kernels that
- * wrote it (no host copy, no host synchronisation before the launch); the allocator is told that
- * the device copy changed. With a wire type (fp16/bf16) the bucket is divided by the world size and
- * cast on the device first, and cast back in {@link Pending#finish()}, like {@code CommHooks}.
+ * in place in device memory on the device bucket engine's {@link CommStream}, which waits (on the
+ * GPU, through an event) for the backward kernels ND4J queued before it on its own stream, so the
+ * all-reduce runs while ND4J's later backward kernels run (no host copy, no host synchronisation
+ * before the launch); the allocator is told that the device copy changed. The training thread waits
+ * for each bucket's {@link Work} before the updater runs, which orders ND4J's later kernels after
+ * the all-reduce. With a wire type (fp16/bf16) the bucket is divided by the world size and cast on
+ * the device first, and cast back in {@link Pending#finish()}, like {@code CommHooks}.
  */
 public final class DeviceCommHook implements CommHook {
 
   private final Nd4jDevice device;
   private final DataType wire;
   private final String name;
+  // One per hook, made on first use; it lives as long as ND4J's context (CommHook has no close).
+  private CommStream comm;
 
   /**
    * @param wire the type on the wire, or null to reduce in the bucket's own type
@@ -51,9 +58,14 @@ public final class DeviceCommHook implements CommHook {
   @Override
   public Pending start(ProcessGroup group, INDArray bucket) {
     int n = group.size();
-    // ND4J queues div/cast on the same stream, so the collective below is ordered after them too.
+    // ND4J queues div/cast on its stream; the comm stream waits for them with the backward kernels.
     INDArray onWire = wire == null ? bucket : bucket.div(n).castTo(wire);
-    Work w = group.allReduce(device.describe(onWire), ReduceOp.SUM);
+    DeviceBuffer onNd4jStream = device.describe(onWire);
+    if (comm == null) {
+      comm = new CommStream(CommStream.Priority.HIGHEST); // ND4J's context is current here
+    }
+    comm.waitFor(onNd4jStream.stream());
+    Work w = group.allReduce(onNd4jStream.onStream(comm.handle()), ReduceOp.SUM);
     device.deviceWritten(onWire);
     return new Pending() {
       @Override

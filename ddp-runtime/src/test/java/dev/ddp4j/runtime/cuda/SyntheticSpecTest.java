@@ -47,7 +47,7 @@ class SyntheticSpecTest {
     SyntheticSpec s = SyntheticSpec.parse(List.of("--layers", "4", "--backward-us", "10"));
     assertThat(s.firstBucketBytes()).isEqualTo(1L << 20);
     assertThat(s.bucketCapBytes()).isEqualTo(25L << 20);
-    assertThat(s.commPriority()).isEqualTo(DeviceGradientReducer.CommPriority.HIGHEST);
+    assertThat(s.commPriority()).isEqualTo(CommStream.Priority.HIGHEST);
   }
 
   @Test
@@ -66,7 +66,7 @@ class SyntheticSpecTest {
                 "normal"));
     assertThat(s.firstBucketBytes()).isEqualTo(1L << 19);
     assertThat(s.bucketCapBytes()).isEqualTo(100L << 20);
-    assertThat(s.commPriority()).isEqualTo(DeviceGradientReducer.CommPriority.NORMAL);
+    assertThat(s.commPriority()).isEqualTo(CommStream.Priority.NORMAL);
   }
 
   @Test
