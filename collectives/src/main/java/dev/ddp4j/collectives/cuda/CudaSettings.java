@@ -33,6 +33,22 @@ final class CudaSettings {
     return positive("DDP4J_CUDA_SCRATCH_MIB", null, DEFAULT_SCRATCH_MIB) << 20;
   }
 
+  /** Default size of one host-staged chunk (one pinned slot). */
+  static final long DEFAULT_STAGED_CHUNK_KIB = 4096;
+
+  /**
+   * {@code DDP4J_CUDA_STAGED_CHUNK_KIB}: bytes per chunk of the host-staged path (the same on every
+   * rank), 64 KiB to 1 GiB, default 4 MiB.
+   */
+  static long stagedChunkBytes() {
+    long kib = positive("DDP4J_CUDA_STAGED_CHUNK_KIB", null, DEFAULT_STAGED_CHUNK_KIB);
+    if (kib < 64 || kib > (1 << 20)) {
+      throw new ConfigException(
+          "DDP4J_CUDA_STAGED_CHUNK_KIB=" + kib + " (expected: 64 to 1048576 KiB)");
+    }
+    return kib << 10;
+  }
+
   private static long positive(String name, String ncclName, long dflt) {
     String v = System.getenv(name);
     String from = name;
