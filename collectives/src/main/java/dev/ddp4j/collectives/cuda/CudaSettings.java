@@ -49,6 +49,19 @@ final class CudaSettings {
     return kib << 10;
   }
 
+  /**
+   * {@code DDP4J_CUDA_STAGED_LANES}: host collectives the host-staged path runs side by side (each
+   * a thread and a cpu group; chunks are dealt round robin), 1 to 8, default 2; the same on every
+   * rank.
+   */
+  static int stagedLanes() {
+    long n = positive("DDP4J_CUDA_STAGED_LANES", null, 2);
+    if (n > 8) {
+      throw new ConfigException("DDP4J_CUDA_STAGED_LANES=" + n + " (expected: 1 to 8)");
+    }
+    return (int) n;
+  }
+
   private static long positive(String name, String ncclName, long dflt) {
     String v = System.getenv(name);
     String from = name;

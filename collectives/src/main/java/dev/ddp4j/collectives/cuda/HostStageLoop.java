@@ -1,23 +1,25 @@
 package dev.ddp4j.collectives.cuda;
 
+import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.Work;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The staging thread of a host-staged cuda group: takes the chunks in the order they were queued,
- * waits until the copy-in stream has put each one into its pinned slot ({@link
- * PinnedStaging#arrived}), runs the chunk's cpu collective on the slot, and releases the slot to
- * the copy-out stream ({@link PinnedStaging#release}). It releases every chunk, also after a
- * failure (later chunks of a failed collective are skipped), so that no GPU stream waits forever.
- * The GPU meanwhile copies the next chunks in and the previous ones out: the pipeline.
+ * One staging thread (lane) of a host-staged cuda group, with a cpu group of its own: takes the
+ * chunks in the order they were queued, waits until the copy-in stream has put each one into its
+ * pinned slot ({@link PinnedStaging#arrived}), runs the chunk's cpu collective on the slot, and
+ * releases the slot to the copy-out stream ({@link PinnedStaging#release}). It releases every
+ * chunk, also after a failure (later chunks of a failed collective are skipped), so that no GPU
+ * stream waits forever. The GPU meanwhile copies the next chunks in and the previous ones out: the
+ * pipeline.
  */
 final class HostStageLoop implements AutoCloseable {
 
-  /** Runs a chunk's cpu collective over the slot at {@code slotAddress}. */
+  /** Runs a chunk's cpu collective on {@code host} over the slot at {@code slotAddress}. */
   interface Body {
-    Work run(long slotAddress);
+    Work run(ProcessGroup host, long slotAddress);
   }
 
   record Chunk(int slot, int value, StagedWork work, Body body) {}
@@ -26,12 +28,14 @@ final class HostStageLoop implements AutoCloseable {
   private static final long MAX_PARK_NS = 20_000;
 
   private final PinnedStaging pinned;
+  private final ProcessGroup host;
   private final LinkedBlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
   private final Thread thread;
   private volatile boolean stopping;
 
-  HostStageLoop(PinnedStaging pinned, String name) {
+  HostStageLoop(PinnedStaging pinned, ProcessGroup host, String name) {
     this.pinned = pinned;
+    this.host = host;
     this.thread = new Thread(this::loop, name);
     thread.setDaemon(true);
     thread.start();
@@ -58,7 +62,7 @@ final class HostStageLoop implements AutoCloseable {
       Throwable failure = null;
       try {
         if (!c.work().failed() && awaitArrival(c)) {
-          Work w = c.body().run(pinned.address(c.slot(), 0));
+          Work w = c.body().run(host, pinned.address(c.slot(), 0));
           c.work().current = w;
           w.await();
         }

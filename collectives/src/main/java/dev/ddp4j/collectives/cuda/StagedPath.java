@@ -42,9 +42,12 @@ final class StagedPath {
   private final Duration timeout;
   private final CUcontext context;
   private final EventPool events;
-  private final ProcessGroup host;
+  private final List<ProcessGroup> hosts;
   private final PinnedStaging pinned;
-  private final HostStageLoop loop;
+
+  /** Chunk k (counting from 1) runs on lane (k - 1) mod lanes: each lane a thread and cpu group. */
+  private final HostStageLoop[] lanes;
+
   private final CUstream copyIn = new CUstream();
   private final CUstream copyOut = new CUstream();
   private final CUevent fork = new CUevent();
@@ -60,16 +63,19 @@ final class StagedPath {
       Duration timeout,
       CUcontext context,
       EventPool events,
-      ProcessGroup host,
+      List<ProcessGroup> hosts,
       PinnedStaging pinned) {
     this.rank = rank;
     this.size = size;
     this.timeout = timeout;
     this.context = context;
     this.events = events;
-    this.host = host;
+    this.hosts = hosts;
     this.pinned = pinned;
-    this.loop = new HostStageLoop(pinned, "ddp4j-cuda-staging-rank" + rank);
+    this.lanes = new HostStageLoop[hosts.size()];
+    for (int i = 0; i < lanes.length; i++) {
+      lanes[i] = new HostStageLoop(pinned, hosts.get(i), "ddp4j-cuda-staging" + i + "-rank" + rank);
+    }
     Cu.check(JCudaDriver.cuStreamCreate(copyIn, CUstream_flags.CU_STREAM_NON_BLOCKING), "copy-in");
     Cu.check(
         JCudaDriver.cuStreamCreate(copyOut, CUstream_flags.CU_STREAM_NON_BLOCKING), "copy-out");
@@ -83,8 +89,8 @@ final class StagedPath {
     }
   }
 
-  /** Slots of pinned memory each chunk passes through (a pipeline this deep). */
-  static final int SLOTS = 4;
+  /** Slots of pinned memory per lane that chunks pass through (at least 4 in all). */
+  static final int SLOTS_PER_LANE = 2;
 
   /**
    * Joins the host group of a staged cuda group (collective: every rank calls it with the same
@@ -101,19 +107,24 @@ final class StagedPath {
       EventPool events) {
     java.util.Map<String, String> env = hostEnvironment(System.getenv());
     long chunkBytes = CudaSettings.stagedChunkBytes();
-    ProcessGroup host =
-        dev.ddp4j.collectives.cpu.CpuProcessGroup.create(worker, store, timeout, env, groupName);
+    int laneCount = CudaSettings.stagedLanes();
+    List<ProcessGroup> hosts = new ArrayList<>();
     try {
+      for (int i = 0; i < laneCount; i++) {
+        hosts.add(
+            dev.ddp4j.collectives.cpu.CpuProcessGroup.create(
+                worker, store, timeout, env, groupName + i));
+      }
       return new StagedPath(
           worker.rank(),
           worker.worldSize(),
           timeout,
           context,
           events,
-          host,
-          new PinnedStaging(SLOTS, chunkBytes));
+          hosts,
+          new PinnedStaging(Math.max(4, SLOTS_PER_LANE * laneCount), chunkBytes));
     } catch (RuntimeException e) {
-      host.close();
+      hosts.forEach(ProcessGroup::close);
       throw e;
     }
   }
@@ -138,7 +149,9 @@ final class StagedPath {
         + pinned.slots()
         + " pinned slots x "
         + (pinned.slotBytes() >> 10)
-        + " KiB over the cpu backend";
+        + " KiB over "
+        + lanes.length
+        + " cpu backend lane(s)";
   }
 
   Work allReduce(DeviceBuffer in, DeviceBuffer out, ReduceOp op, CUstream stream) {
@@ -154,9 +167,9 @@ final class StagedPath {
       int value = (int) chunkSeq;
       dtoh(slot, 0, in.devicePointer() + at, bytes);
       signalIn(slot, value);
-      loop.add(
+      queue(
           new HostStageLoop.Chunk(
-              slot, value, w, a -> host.allReduce(HostBuffer.ofAddress(a, n, t), op)));
+              slot, value, w, (host, a) -> host.allReduce(HostBuffer.ofAddress(a, n, t), op)));
       waitOut(slot, value);
       htod(out.devicePointer() + at, slot, 0, bytes);
       slotDone(slot);
@@ -178,9 +191,9 @@ final class StagedPath {
         dtoh(slot, 0, b.devicePointer() + at, t.bytesFor(n));
       }
       signalIn(slot, value);
-      loop.add(
+      queue(
           new HostStageLoop.Chunk(
-              slot, value, w, a -> host.broadcast(HostBuffer.ofAddress(a, n, t), root)));
+              slot, value, w, (host, a) -> host.broadcast(HostBuffer.ofAddress(a, n, t), root)));
       waitOut(slot, value);
       if (rank != root) {
         htod(b.devicePointer() + at, slot, 0, t.bytesFor(n));
@@ -203,12 +216,12 @@ final class StagedPath {
       int value = (int) chunkSeq;
       dtoh(slot, rank * bytes, in.devicePointer() + t.bytesFor(off), bytes);
       signalIn(slot, value);
-      loop.add(
+      queue(
           new HostStageLoop.Chunk(
               slot,
               value,
               w,
-              a ->
+              (host, a) ->
                   host.allGather(
                       HostBuffer.ofAddress(a + rank * bytes, n, t),
                       HostBuffer.ofAddress(a, n * size, t))));
@@ -236,12 +249,12 @@ final class StagedPath {
         dtoh(slot, r * bytes, in.devicePointer() + t.bytesFor(r * part + off), bytes);
       }
       signalIn(slot, value);
-      loop.add(
+      queue(
           new HostStageLoop.Chunk(
               slot,
               value,
               w,
-              a ->
+              (host, a) ->
                   host.reduceScatter(
                       HostBuffer.ofAddress(a, n * size, t),
                       HostBuffer.ofAddress(a + rank * bytes, n, t),
@@ -258,10 +271,15 @@ final class StagedPath {
     int slot = slotFor();
     int value = (int) chunkSeq;
     signalIn(slot, value);
-    loop.add(new HostStageLoop.Chunk(slot, value, w, a -> host.barrier()));
+    queue(new HostStageLoop.Chunk(slot, value, w, (host, a) -> host.barrier()));
     waitOut(slot, value);
     slotDone(slot);
     return end(w, stream);
+  }
+
+  /** Hands the chunk just numbered by {@link #slotFor} to its lane. */
+  private void queue(HostStageLoop.Chunk c) {
+    lanes[(int) ((chunkSeq - 1) % lanes.length)].add(c);
   }
 
   private static int chunks(long count, long per) {
@@ -352,7 +370,9 @@ final class StagedPath {
       }
     }
     inflight.clear();
-    loop.stop(timeout.toMillis());
+    for (HostStageLoop lane : lanes) {
+      lane.stop(timeout.toMillis());
+    }
     boolean drained = drain(copyIn) && drain(copyOut);
     if (drained) {
       pinned.close();
@@ -373,10 +393,12 @@ final class StagedPath {
                   + " s; their pinned memory is left allocated",
               0));
     }
-    try {
-      host.close();
-    } catch (RuntimeException e) {
-      errors.add(e);
+    for (ProcessGroup host : hosts) {
+      try {
+        host.close();
+      } catch (RuntimeException e) {
+        errors.add(e);
+      }
     }
     return errors;
   }

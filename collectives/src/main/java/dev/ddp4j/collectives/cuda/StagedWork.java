@@ -26,7 +26,7 @@ final class StagedWork implements Work {
   private final CompletableFuture<Void> hostDone = new CompletableFuture<>();
   private volatile CudaWork device;
   private volatile Throwable error;
-  private volatile int chunksDone;
+  private volatile int chunksDone; // written under this object's lock (lanes finish chunks)
 
   /** The cpu collective of the chunk now in the host stage, or null. */
   volatile Work current;
@@ -57,7 +57,7 @@ final class StagedWork implements Work {
   }
 
   /** The staging thread finished one chunk (run, skipped after a failure, or failed). */
-  void chunkDone(Throwable failure) {
+  synchronized void chunkDone(Throwable failure) {
     if (failure != null && error == null) {
       error = failure;
     }

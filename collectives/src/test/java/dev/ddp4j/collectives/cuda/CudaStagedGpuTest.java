@@ -95,6 +95,30 @@ class CudaStagedGpuTest {
   }
 
   @GpuTest
+  void shouldLogP2pRoutesOverNvlinkWhenEveryPairHasPeerAccess() throws Exception {
+    LocalRanks.Result r = run("routes", Map.of("DDP4J_DEBUG", "INFO"));
+    assertThat(r.allPassed()).isTrue();
+    assertThat(r.outputs().get(0))
+        .containsPattern(
+            "Channel 00/01 : 0\\[0\\] -> 1\\[1\\] via P2P/IPC over NVL \\(NV\\d+, \\d+ GB/s\\)");
+    assertThat(r.outputs().get(1)).contains("Channel 00/01 : 1[1] -> 0[0] via P2P/IPC over NVL");
+  }
+
+  @GpuTest
+  void shouldStageEveryOpWithOneLaneToo() throws Exception {
+    assertAllPassed(
+        run(
+            "staged-check",
+            Map.of(
+                "DDP4J_P2P_DISABLE",
+                "1",
+                "DDP4J_CUDA_STAGED_LANES",
+                "1",
+                "DDP4J_CUDA_STAGED_CHUNK_KIB",
+                "1024")));
+  }
+
+  @GpuTest
   void shouldExitWithTheAcceptedFormOnABadPairList() throws Exception {
     LocalRanks.Result r = run("staged-check", Map.of("DDP4J_P2P_DISABLE_PAIRS", "0-x"));
     assertThat(r.exitCodes()).doesNotContain(0);

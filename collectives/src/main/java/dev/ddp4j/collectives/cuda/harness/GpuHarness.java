@@ -14,10 +14,11 @@ import java.util.List;
  * The GPU machine's entry point for the cuda backend, for use without the launcher (the bundle runs
  * it): {@code check --nproc N [--quick]} runs the correctness cases, {@code bench --nproc N
  * [--variants auto,oneshot,twoshot] [--min-bytes 8] [--max-bytes 536870912]} prints the all-reduce
- * table, {@code staged-check [--large]} and {@code staged-missing} check a host-staged group (set
- * {@code DDP4J_P2P_DISABLE=1} or {@code DDP4J_P2P_DISABLE_PAIRS}, or pass {@code --host-per-rank}
- * to give every rank a {@code DDP4J_HOST_ID} of its own). It starts N worker JVMs (one per GPU) and
- * prints rank 0's output, and every rank's on failure. Exit status 0 only if every rank passed.
+ * table, {@code routes} only creates a group (for its {@code DDP4J_DEBUG=INFO} route lines), {@code
+ * staged-check [--large]} and {@code staged-missing} check a host-staged group (set {@code
+ * DDP4J_P2P_DISABLE=1} or {@code DDP4J_P2P_DISABLE_PAIRS}, or pass {@code --host-per-rank} to give
+ * every rank a {@code DDP4J_HOST_ID} of its own). It starts N worker JVMs (one per GPU) and prints
+ * rank 0's output, and every rank's on failure. Exit status 0 only if every rank passed.
  */
 public final class GpuHarness {
 
@@ -79,7 +80,10 @@ public final class GpuHarness {
       SwitchableChooser chooser = new SwitchableChooser(CostTableChooser.DEFAULT_MAX_CHANNELS);
       CudaProcessGroup pg = CudaProcessGroup.create(w, store, timeout, chooser, 240L << 20);
       int failures;
-      if (mode.equals("staged-check")) {
+      if (mode.equals("routes")) { // the group's set-up alone: its route lines
+        failures = 0;
+        System.out.printf("# rank %d: group created (%s)%n", w.rank(), pg.backend());
+      } else if (mode.equals("staged-check")) {
         StagedCheck c = new StagedCheck(pg, chooser, System.out);
         c.runAll(args.contains("--large"));
         failures = c.failed();
