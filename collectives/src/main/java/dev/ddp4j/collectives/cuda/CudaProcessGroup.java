@@ -122,7 +122,15 @@ public final class CudaProcessGroup implements ProcessGroup {
     PeerRouting routing =
         size > 1
             ? PeerDirectory.exchange(
-                rank, size, deviceIndex, device, store, prefix, timeout, access)
+                rank,
+                size,
+                deviceIndex,
+                device,
+                store,
+                prefix,
+                timeout,
+                access,
+                access.describe() + " " + CudaSettings.describeStaging())
             : null;
     this.staged =
         routing != null && routing.staged()

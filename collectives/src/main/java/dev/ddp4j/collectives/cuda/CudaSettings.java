@@ -62,6 +62,14 @@ final class CudaSettings {
     return (int) n;
   }
 
+  /** The staging settings as every rank must agree on them. */
+  static String describeStaging() {
+    return "DDP4J_CUDA_STAGED_CHUNK_KIB="
+        + (stagedChunkBytes() >> 10)
+        + " DDP4J_CUDA_STAGED_LANES="
+        + stagedLanes();
+  }
+
   private static long positive(String name, String ncclName, long dflt) {
     String v = System.getenv(name);
     String from = name;

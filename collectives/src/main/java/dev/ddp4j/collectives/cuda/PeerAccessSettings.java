@@ -80,6 +80,36 @@ public record PeerAccessSettings(boolean allDisabled, Set<String> pairs, String 
     return out;
   }
 
+  /** The settings as every rank must agree on them, e.g. {@code DDP4J_P2P_DISABLE=0 ...=0-1}. */
+  public String describe() {
+    return P2P_DISABLE
+        + "="
+        + (allDisabled ? 1 : 0)
+        + " "
+        + P2P_DISABLE_PAIRS
+        + "="
+        + String.join(",", pairs);
+  }
+
+  /**
+   * Throws naming both ranks' settings unless they are equal: ranks that decide their routes from
+   * different settings would wait for each other on different transports until the timeout.
+   */
+  public static void checkSame(int rank, String mine, int peer, String theirs) {
+    if (!mine.equals(theirs)) {
+      throw new ConfigException(
+          "rank "
+              + peer
+              + " runs with "
+              + theirs
+              + " but rank "
+              + rank
+              + " with "
+              + mine
+              + " (expected: the same peer-access and staging settings on every rank)");
+    }
+  }
+
   /** Whether the pair of device ordinals {@code a}, {@code b} (either order) is listed. */
   public boolean pairDisabled(int a, int b) {
     return pairs.contains(key(a, b));

@@ -16,11 +16,13 @@ import jcuda.driver.JCudaDriver;
  *
  * <pre>
  *   store key                     value (UTF-8)
- *   &lt;prefix&gt;/peer/&lt;rank&gt;          host identity \n device ordinal \n PCI bus id
+ *   &lt;prefix&gt;/peer/&lt;rank&gt;          host identity \n device ordinal \n PCI bus id \n settings
  *   &lt;prefix&gt;/access/&lt;rank&gt;        one char per rank: 1 peer access, 0 none, ? not asked
  * </pre>
  *
- * A rank asks cuDeviceCanAccessPeer only for peers on its host whose GPU it can see by bus id.
+ * The settings (peer access, staging) must be the same on every rank, else every rank fails naming
+ * both. A rank asks cuDeviceCanAccessPeer only for peers on its host whose GPU it can see by bus
+ * id.
  */
 final class PeerDirectory {
 
@@ -35,20 +37,23 @@ final class PeerDirectory {
       Store store,
       String prefix,
       Duration timeout,
-      PeerAccessSettings settings) {
+      PeerAccessSettings settings,
+      String agreed) {
     String host = NodeIdentity.current();
     String[] bus = new String[1];
     Cu.check(JCudaDriver.cuDeviceGetPCIBusId(bus, 32, device), "cuDeviceGetPCIBusId");
     String myBus = bus[0].trim();
     store.set(
         prefix + "/peer/" + rank,
-        (host + "\n" + deviceOrdinal + "\n" + myBus).getBytes(StandardCharsets.UTF_8));
+        (host + "\n" + deviceOrdinal + "\n" + myBus + "\n" + agreed)
+            .getBytes(StandardCharsets.UTF_8));
     List<RankPeer> peers = new ArrayList<>();
     String[] busIds = new String[size];
     for (int r = 0; r < size; r++) {
       String[] f =
           new String(store.get(prefix + "/peer/" + r, timeout), StandardCharsets.UTF_8)
-              .split("\n", 3);
+              .split("\n", 4);
+      PeerAccessSettings.checkSame(rank, agreed, r, f[3]);
       peers.add(new RankPeer(r, f[0], Integer.parseInt(f[1])));
       busIds[r] = f[2];
     }

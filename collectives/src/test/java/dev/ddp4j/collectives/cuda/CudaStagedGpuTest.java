@@ -119,6 +119,15 @@ class CudaStagedGpuTest {
   }
 
   @GpuTest
+  void shouldRefuseRanksThatDisagreeOnPeerAccessNamingBothSettings() throws Exception {
+    LocalRanks.Result r = run("routes", Map.of("DDP4J_P2P_DISABLE", "{rank}"));
+    assertThat(r.exitCodes()).doesNotContain(0);
+    assertThat(r.outputs().get(0))
+        .contains("rank 1 runs with DDP4J_P2P_DISABLE=1")
+        .contains("but rank 0 with DDP4J_P2P_DISABLE=0");
+  }
+
+  @GpuTest
   void shouldExitWithTheAcceptedFormOnABadPairList() throws Exception {
     LocalRanks.Result r = run("staged-check", Map.of("DDP4J_P2P_DISABLE_PAIRS", "0-x"));
     assertThat(r.exitCodes()).doesNotContain(0);

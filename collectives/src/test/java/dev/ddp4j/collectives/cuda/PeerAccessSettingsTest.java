@@ -59,4 +59,18 @@ class PeerAccessSettingsTest {
         .hasMessageContaining("DDP4J_P2P_DISABLE=yes")
         .hasMessageContaining("expected: 1");
   }
+
+  @Test
+  void shouldRefuseRanksWhoseSettingsDifferNamingBoth() {
+    String mine = PeerAccessSettings.fromEnvironment(Map.of("DDP4J_P2P_DISABLE", "1")).describe();
+    String theirs = PeerAccessSettings.NONE.describe();
+    assertThat(mine).isEqualTo("DDP4J_P2P_DISABLE=1 DDP4J_P2P_DISABLE_PAIRS=");
+    PeerAccessSettings.checkSame(0, mine, 1, mine);
+    assertThatThrownBy(() -> PeerAccessSettings.checkSame(0, mine, 1, theirs))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "rank 1 runs with DDP4J_P2P_DISABLE=0 DDP4J_P2P_DISABLE_PAIRS= but rank 0 with"
+                + " DDP4J_P2P_DISABLE=1 DDP4J_P2P_DISABLE_PAIRS= (expected: the same peer-access"
+                + " and staging settings on every rank)");
+  }
 }
