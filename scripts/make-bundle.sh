@@ -28,6 +28,10 @@ rm -f "$out"/lib/*-sources.jar "$out"/lib/*-tests.jar
 "$jdk/bin/jar" cf "$out/lib/collectives-test-classes.jar" -C "$repo/collectives/target/test-classes" .
 jar org.jcuda jcuda 12.6.0
 jar net.java.dev.jna jna 5.19.1
+# Netty: the cpu backend's socket transport, which the cuda backend's host-staged path uses between hosts.
+for n in buffer common transport resolver codec-base handler transport-native-unix-common; do
+  jar io.netty "netty-$n" 4.2.18.Final
+done
 natives=$(mktemp -d)
 (cd "$natives" && "$jdk/bin/jar" xf "$m2/org/jcuda/jcuda-natives/12.6.0/jcuda-natives-12.6.0-linux-x86_64.jar" \
   && rm -f lib/libJNvPTXCompiler-*.so && "$jdk/bin/jar" cf "$out/lib/jcuda-natives-12.6.0-linux-x86_64.jar" .)
@@ -43,6 +47,7 @@ jar org.assertj assertj-core 3.27.7
 
 cp "$shared/nccl_bench.sh" "$shared/nccl_bench.cu" "$out/"
 cp "$repo/scripts/run-gpu.sh" "$out/run-gpu.sh"
+cp "$repo/scripts/staged-vs-ipc-table.py" "$out/"
 du -sh "$out"
 total=$(du -sb "$out" | cut -f1)
 if [ "$total" -ge $((64 << 20)) ]; then

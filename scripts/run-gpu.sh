@@ -4,6 +4,8 @@
 # STEPS picks what runs (default "topo tests bench nccl"); "check" runs the harness's quick correctness pass instead
 # of the JUnit tests; VARIANTS is the bench's comma-separated variants (default "auto"); "sweep" runs the bench from
 # SWEEP_MIN_BYTES (default 32 MiB) for each of SWEEP_VARIANTS (e.g. "oneshot:blocks=64:step=262144,twoshot").
+# TESTS names the test classes of the "tests" step (default: all). "staged" runs the bench again with
+# DDP4J_P2P_DISABLE=1 (the host-staged path) into bench-staged.log; the summary then puts it beside bench.log.
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/ddp4j-out}
 mkdir -p "$out"
@@ -18,7 +20,8 @@ for step in $steps; do
   case $step in
     topo) nvidia-smi topo -m > "$out/topo.txt" 2>&1; nvidia-smi > "$out/smi.txt" 2>&1; rc=$? ;;
     check) timeout 300 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.harness.GpuHarness check --nproc "$nproc" --quick > "$out/check.log" 2>&1; rc=$? ;;
-    tests) timeout 420 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.GpuTestMain > "$out/tests.log" 2>&1; rc=$? ;;
+    tests) timeout 420 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.GpuTestMain ${TESTS:-} > "$out/tests.log" 2>&1; rc=$? ;;
+    staged) DDP4J_P2P_DISABLE=1 timeout 300 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.harness.GpuHarness bench --nproc "$nproc" --variants auto --max-bytes "${STAGED_MAX_BYTES:-536870912}" > "$out/bench-staged.log" 2>&1; rc=$? ;;
     bench) timeout 300 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.harness.GpuHarness bench --nproc "$nproc" --variants "${VARIANTS:-auto}" > "$out/bench.log" 2>&1; rc=$? ;;
     sweep) timeout 200 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.harness.GpuHarness bench --nproc "$nproc" --min-bytes "${SWEEP_MIN_BYTES:-33554432}" --variants "$SWEEP_VARIANTS" > "$out/sweep.log" 2>&1; rc=$? ;;
     nccl) timeout 200 bash "$here/nccl_bench.sh" > "$out/nccl.log" 2>&1; rc=$? ;;
@@ -32,3 +35,4 @@ echo "==== summary"
 [ -f "$out/bench.log" ] && grep -vE "^(----|\s*at |INFO|[A-Z][a-z][a-z] [0-9])" "$out/bench.log" | head -80
 [ -f "$out/sweep.log" ] && grep -vE "^(----|\s*at |INFO|[A-Z][a-z][a-z] [0-9])" "$out/sweep.log" | grep -vE "bytes +count" | head -80
 [ -f "$out/nccl.log" ] && cat "$out/nccl.log"
+[ -f "$out/bench-staged.log" ] && [ -f "$out/bench.log" ] && python3 "$here/staged-vs-ipc-table.py" "$out/bench.log" "$out/bench-staged.log"

@@ -92,8 +92,9 @@ public final class CpuProcessGroup implements ProcessGroup {
 
   /**
    * As above, for a group named {@code groupName} (equal on all its ranks, unique in the store).
+   * The cuda backend's host-staged path runs its host collectives through such a group.
    */
-  static CpuProcessGroup create(
+  public static CpuProcessGroup create(
       WorkerEnvironment worker,
       Store store,
       Duration timeout,

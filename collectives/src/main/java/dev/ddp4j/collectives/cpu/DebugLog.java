@@ -8,9 +8,9 @@ import java.util.Map;
  * WARN (default) prints warnings, INFO adds routes and setup, TRACE and DETAIL add per-collective
  * lines. Each line starts {@code host:pid:thread [rank] DDP4J LEVEL}.
  */
-final class DebugLog {
+public final class DebugLog {
 
-  enum Level {
+  public enum Level {
     VERSION,
     WARN,
     INFO,
@@ -21,7 +21,7 @@ final class DebugLog {
   private final Level level;
   private final String prefix;
 
-  DebugLog(Map<String, String> env, int rank) {
+  public DebugLog(Map<String, String> env, int rank) {
     String v = env.get("DDP4J_DEBUG");
     if (v == null || v.isBlank()) {
       v = env.getOrDefault("NCCL_DEBUG", "WARN");
@@ -40,11 +40,11 @@ final class DebugLog {
 
   private final int rank;
 
-  boolean enabled(Level at) {
+  public boolean enabled(Level at) {
     return level.compareTo(at) >= 0;
   }
 
-  void log(Level at, String message) {
+  public void log(Level at, String message) {
     if (enabled(at)) {
       System.err.println(
           prefix + Thread.currentThread().getId() + " [" + rank + "] DDP4J " + at + " " + message);

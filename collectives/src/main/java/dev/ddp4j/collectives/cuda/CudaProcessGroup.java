@@ -37,6 +37,10 @@ import jcuda.driver.JCudaDriver;
  * <p>The context is made current once per calling thread. allReduce runs the kernels of {@link
  * AllReduceAlgorithm}; broadcast and allGather are exact byte-wise MAX all-reduces over zero-filled
  * buffers (correct, not yet bandwidth-optimal); reduceScatter is not implemented yet.
+ *
+ * <p>Where some pair of ranks has no peer path ({@link PeerRouting}: {@code DDP4J_P2P_DISABLE},
+ * {@code DDP4J_P2P_DISABLE_PAIRS}, the driver's answer, other hosts), the whole group runs
+ * host-staged instead ({@link StagedPath}), with the same stream and Work contract.
  */
 public final class CudaProcessGroup implements ProcessGroup {
 
@@ -52,8 +56,11 @@ public final class CudaProcessGroup implements ProcessGroup {
   private final CUcontext context;
   private final String prefix;
 
-  /** Null on a group of one rank, which needs no scratch and no kernels. */
+  /** Null on a group of one rank, which needs no scratch and no kernels, and on a staged group. */
   private final AllReduceLauncher launcher;
+
+  /** Non-null where some pair of GPUs has no peer path: every collective goes through the host. */
+  private final StagedPath staged;
 
   private final EventPool events = new EventPool();
   private final ArrayDeque<CudaWork> inflight = new ArrayDeque<>();
@@ -76,6 +83,7 @@ public final class CudaProcessGroup implements ProcessGroup {
     this.size = worker.worldSize();
     this.store = store;
     this.timeout = timeout;
+    PeerAccessSettings access = PeerAccessSettings.fromEnvironment(System.getenv());
     Cu.check(JCudaDriver.cuInit(0), "cuInit");
     int[] count = new int[1];
     Cu.check(JCudaDriver.cuDeviceGetCount(count), "cuDeviceGetCount");
@@ -111,17 +119,42 @@ public final class CudaProcessGroup implements ProcessGroup {
         JCudaDriver.cuStreamCreate(internalStream, CUstream_flags.CU_STREAM_NON_BLOCKING),
         "cuStreamCreate");
     Cu.check(JCudaDriver.cuMemAlloc(barrierWord, 16), "cuMemAlloc of the barrier word");
-    this.launcher =
+    PeerRouting routing =
         size > 1
+            ? PeerDirectory.exchange(
+                rank,
+                size,
+                deviceIndex,
+                device,
+                store,
+                prefix,
+                timeout,
+                access,
+                access.describe() + " " + CudaSettings.describeStaging())
+            : null;
+    this.staged =
+        routing != null && routing.staged()
+            ? StagedPath.open(
+                worker, store, timeout, "cuda" + groupNumber + "-staged", context, events)
+            : null;
+    this.launcher =
+        size > 1 && staged == null
             ? AllReduceLauncher.open(
                 rank, size, device, store, prefix, timeout, choose, scratchBudgetBytes)
             : null;
+    if (routing != null) {
+      RouteLog.log(routing, rank);
+    }
     LOG.log(
         System.Logger.Level.INFO,
         () ->
             String.format(
                 "cuda group rank %d/%d on GPU %d: %d MiB of extra device memory (scratch %s)",
-                rank, size, deviceIndex, extraDeviceMemoryBytes() >> 20, launcher));
+                rank,
+                size,
+                deviceIndex,
+                extraDeviceMemoryBytes() >> 20,
+                staged != null ? staged : launcher));
   }
 
   /**
@@ -220,6 +253,9 @@ public final class CudaProcessGroup implements ProcessGroup {
     DeviceBuffer in = deviceBuffer("allReduce", input);
     DeviceBuffer out = deviceBuffer("allReduce", output);
     CUstream stream = begin(in.stream());
+    if (staged != null) {
+      return staged.allReduce(in, out, op, stream);
+    }
     reduce(in, out, op, stream);
     return finish(stream, () -> "allReduce(" + in.count() + " " + in.dataType() + ", " + op + ")");
   }
@@ -229,6 +265,9 @@ public final class CudaProcessGroup implements ProcessGroup {
     CollectiveChecks.root("broadcast", root, size);
     DeviceBuffer b = deviceBuffer("broadcast", buffer);
     CUstream stream = begin(b.stream());
+    if (staged != null) {
+      return staged.broadcast(b, root, stream);
+    }
     DeviceBuffer bytes = asBytes(b);
     if (rank != root && bytes.count() > 0) {
       Cu.check(
@@ -244,6 +283,11 @@ public final class CudaProcessGroup implements ProcessGroup {
   @Override
   public Work allGather(TensorBuffer input, TensorBuffer output) {
     CollectiveChecks.gathered("allGather", input, output, size);
+    if (staged != null) {
+      DeviceBuffer part = deviceBuffer("allGather", input);
+      DeviceBuffer whole = deviceBuffer("allGather", output);
+      return staged.allGather(part, whole, begin(whole.stream()));
+    }
     DeviceBuffer in = asBytes(deviceBuffer("allGather", input));
     DeviceBuffer out = asBytes(deviceBuffer("allGather", output));
     CUstream stream = begin(out.stream());
@@ -273,6 +317,12 @@ public final class CudaProcessGroup implements ProcessGroup {
 
   @Override
   public Work reduceScatter(TensorBuffer input, TensorBuffer output, ReduceOp op) {
+    if (staged != null) {
+      CollectiveChecks.gathered("reduceScatter", output, input, size);
+      DeviceBuffer whole = deviceBuffer("reduceScatter", input);
+      DeviceBuffer part = deviceBuffer("reduceScatter", output);
+      return staged.reduceScatter(whole, part, op, begin(part.stream()));
+    }
     throw new UnsupportedOperationException(
         "reduceScatter is not in the cuda backend yet; use allReduce and read block "
             + rank
@@ -282,6 +332,9 @@ public final class CudaProcessGroup implements ProcessGroup {
   @Override
   public Work barrier() {
     CUstream stream = begin(Cu.handle(internalStream));
+    if (staged != null) {
+      return staged.barrier(stream);
+    }
     DeviceBuffer word =
         new DeviceBuffer(
             Cu.address(barrierWord), deviceIndex, Cu.handle(internalStream), 1, DataType.INT32);
@@ -399,6 +452,9 @@ public final class CudaProcessGroup implements ProcessGroup {
       }
     }
     inflight.clear();
+    if (staged != null) {
+      errors.addAll(staged.close());
+    }
     try {
       store.set(prefix + "/closed/" + rank, new byte[] {1});
       List<String> keys = new ArrayList<>();

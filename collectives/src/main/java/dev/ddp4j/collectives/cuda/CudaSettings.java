@@ -33,6 +33,43 @@ final class CudaSettings {
     return positive("DDP4J_CUDA_SCRATCH_MIB", null, DEFAULT_SCRATCH_MIB) << 20;
   }
 
+  /** Default size of one host-staged chunk (one pinned slot). */
+  static final long DEFAULT_STAGED_CHUNK_KIB = 4096;
+
+  /**
+   * {@code DDP4J_CUDA_STAGED_CHUNK_KIB}: bytes per chunk of the host-staged path (the same on every
+   * rank), 64 KiB to 1 GiB, default 4 MiB.
+   */
+  static long stagedChunkBytes() {
+    long kib = positive("DDP4J_CUDA_STAGED_CHUNK_KIB", null, DEFAULT_STAGED_CHUNK_KIB);
+    if (kib < 64 || kib > (1 << 20)) {
+      throw new ConfigException(
+          "DDP4J_CUDA_STAGED_CHUNK_KIB=" + kib + " (expected: 64 to 1048576 KiB)");
+    }
+    return kib << 10;
+  }
+
+  /**
+   * {@code DDP4J_CUDA_STAGED_LANES}: host collectives the host-staged path runs side by side (each
+   * a thread and a cpu group; chunks are dealt round robin), 1 to 8, default 2; the same on every
+   * rank.
+   */
+  static int stagedLanes() {
+    long n = positive("DDP4J_CUDA_STAGED_LANES", null, 2);
+    if (n > 8) {
+      throw new ConfigException("DDP4J_CUDA_STAGED_LANES=" + n + " (expected: 1 to 8)");
+    }
+    return (int) n;
+  }
+
+  /** The staging settings as every rank must agree on them. */
+  static String describeStaging() {
+    return "DDP4J_CUDA_STAGED_CHUNK_KIB="
+        + (stagedChunkBytes() >> 10)
+        + " DDP4J_CUDA_STAGED_LANES="
+        + stagedLanes();
+  }
+
   private static long positive(String name, String ncclName, long dflt) {
     String v = System.getenv(name);
     String from = name;

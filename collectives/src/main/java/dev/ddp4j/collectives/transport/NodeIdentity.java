@@ -6,14 +6,24 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Which machine this process runs on, as far as shared memory is concerned: the host name plus the
- * kernel's boot id, so two containers that share a host name but not a kernel are told apart.
+ * Which machine this process runs on, as far as shared memory and GPU peer access are concerned:
+ * the host name plus the kernel's boot id, so two containers that share a host name but not a
+ * kernel are told apart. {@code DDP4J_HOST_ID} replaces it, so that tests can make ranks of one
+ * machine look like several hosts (they then talk through sockets).
  */
-final class NodeIdentity {
+public final class NodeIdentity {
+
+  /** Overrides the identity when set (default: host name + boot id). */
+  public static final String HOST_ID = "DDP4J_HOST_ID";
 
   private NodeIdentity() {}
 
-  static String current() {
+  /** This process's host identity. */
+  public static String current() {
+    String override = System.getenv(HOST_ID);
+    if (override != null && !override.isBlank()) {
+      return override.trim();
+    }
     String host;
     try { // the UTS namespace's name, without the DNS lookup InetAddress.getLocalHost may do
       host = Files.readString(Path.of("/proc/sys/kernel/hostname")).trim();

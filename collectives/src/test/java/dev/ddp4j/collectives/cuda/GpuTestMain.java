@@ -17,21 +17,34 @@ import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
 /**
  * Runs the cuda package's JUnit tests where there is no Maven (the GPU machine's bundle) through
  * the JUnit Platform launcher, and prints a pass/fail table. KernelBinaryTest is left out: it reads
- * the .cu source from the checkout, which the bundle does not carry (CI runs it). Exit status 0
- * only if none failed.
+ * the .cu source from the checkout, which the bundle does not carry (CI runs it). Arguments, if
+ * any, name the test classes to run instead (e.g. {@code CudaStagedGpuTest}). Exit status 0 only if
+ * none failed.
  */
 public final class GpuTestMain {
 
   private GpuTestMain() {}
 
   public static void main(String[] args) {
+    List<org.junit.platform.engine.DiscoverySelector> selectors = new ArrayList<>();
+    for (String name : args) { // only these test classes (simple names of this package)
+      selectors.add(selectClass(GpuTestMain.class.getPackageName() + "." + name));
+    }
+    if (selectors.isEmpty()) {
+      for (Class<?> c :
+          List.of(
+              CudaProbeTest.class,
+              CostTableChooserTest.class,
+              CudaAllReduceGpuTest.class,
+              CudaStagedGpuTest.class,
+              PeerAccessSettingsTest.class,
+              PeerRoutingTest.class,
+              CudaRouteLinesTest.class)) {
+        selectors.add(selectClass(c));
+      }
+    }
     LauncherDiscoveryRequest request =
-        LauncherDiscoveryRequestBuilder.request()
-            .selectors(
-                selectClass(CudaProbeTest.class),
-                selectClass(CostTableChooserTest.class),
-                selectClass(CudaAllReduceGpuTest.class))
-            .build();
+        LauncherDiscoveryRequestBuilder.request().selectors(selectors).build();
     Launcher launcher = LauncherFactory.create();
     SummaryGeneratingListener summary = new SummaryGeneratingListener();
     List<String> rows = new ArrayList<>();

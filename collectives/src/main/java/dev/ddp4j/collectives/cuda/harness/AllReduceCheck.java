@@ -84,7 +84,7 @@ final class AllReduceCheck {
     barrier();
   }
 
-  private void report(String what, String detail) {
+  void report(String what, String detail) {
     cases++;
     boolean ok = detail == null;
     if (!ok) {
@@ -95,8 +95,7 @@ final class AllReduceCheck {
     }
   }
 
-  private void allReduce(
-      String algo, DataType t, ReduceOp op, long n, long offsetElems, boolean inPlace) {
+  void allReduce(String algo, DataType t, ReduceOp op, long n, long offsetElems, boolean inPlace) {
     long s = seed++;
     long bytes = t.bytesFor(n + offsetElems);
     String what =
@@ -161,7 +160,7 @@ final class AllReduceCheck {
     return wrong == 0 ? null : wrong + " of " + n + " elements wrong; " + first;
   }
 
-  private void broadcast(DataType t, long n) {
+  void broadcast(DataType t, long n) {
     long s = seed++;
     int root = pg.size() - 1;
     String what = String.format("broadcast %-8s %9d root %d", t, n, root);
@@ -187,7 +186,7 @@ final class AllReduceCheck {
     }
   }
 
-  private void allGather(DataType t, long n) {
+  void allGather(DataType t, long n) {
     long s = seed++;
     String what = String.format("allGather %-8s %9d per rank", t, n);
     long part = t.bytesFor(n);
@@ -221,7 +220,7 @@ final class AllReduceCheck {
     }
   }
 
-  private void barrier() {
+  void barrier() {
     List<String> errors = new ArrayList<>();
     try {
       for (int i = 0; i < 10; i++) {

@@ -14,8 +14,11 @@ import java.util.List;
  * The GPU machine's entry point for the cuda backend, for use without the launcher (the bundle runs
  * it): {@code check --nproc N [--quick]} runs the correctness cases, {@code bench --nproc N
  * [--variants auto,oneshot,twoshot] [--min-bytes 8] [--max-bytes 536870912]} prints the all-reduce
- * table. It starts N worker JVMs (one per GPU) and prints rank 0's output, and every rank's on
- * failure. Exit status 0 only if every rank passed.
+ * table, {@code routes} only creates a group (for its {@code DDP4J_DEBUG=INFO} route lines), {@code
+ * staged-check [--large]} and {@code staged-missing} check a host-staged group (set {@code
+ * DDP4J_P2P_DISABLE=1} or {@code DDP4J_P2P_DISABLE_PAIRS}, or pass {@code --host-per-rank} to give
+ * every rank a {@code DDP4J_HOST_ID} of its own). It starts N worker JVMs (one per GPU) and prints
+ * rank 0's output, and every rank's on failure. Exit status 0 only if every rank passed.
  */
 public final class GpuHarness {
 
@@ -42,7 +45,10 @@ public final class GpuHarness {
             GpuHarness.class.getName(),
             workerArgs,
             List.of("-Xmx3g", "-XX:MaxDirectMemorySize=2g"),
-            Duration.ofMinutes(8));
+            Duration.ofMinutes(8),
+            rest.contains("--host-per-rank")
+                ? java.util.Map.of("DDP4J_HOST_ID", "host{rank}")
+                : java.util.Map.of());
     System.out.print(r.outputs().get(0));
     for (int i = 1; i < nproc; i++) {
       if (r.exitCodes().get(i) != 0) {
@@ -74,7 +80,23 @@ public final class GpuHarness {
       SwitchableChooser chooser = new SwitchableChooser(CostTableChooser.DEFAULT_MAX_CHANNELS);
       CudaProcessGroup pg = CudaProcessGroup.create(w, store, timeout, chooser, 240L << 20);
       int failures;
-      if (mode.equals("check")) {
+      if (mode.equals("routes")) { // the group's set-up alone: its route lines
+        failures = 0;
+        System.out.printf("# rank %d: group created (%s)%n", w.rank(), pg.backend());
+      } else if (mode.equals("staged-check")) {
+        StagedCheck c = new StagedCheck(pg, chooser, System.out);
+        c.runAll(args.contains("--large"));
+        failures = c.failed();
+        System.out.printf("# rank %d: %d staged cases, %d failed%n", w.rank(), c.cases(), failures);
+      } else if (mode.equals("staged-missing")) {
+        failures = StagedCheck.missingRank(pg, store, System.out);
+        try {
+          pg.close();
+        } catch (RuntimeException e) {
+          System.out.println("close after the missing rank: " + e.getMessage());
+        }
+        return failures == 0 ? 0 : 1;
+      } else if (mode.equals("check")) {
         AllReduceCheck c = new AllReduceCheck(pg, chooser, System.out);
         c.runAll(!args.contains("--quick"));
         failures = c.failed();

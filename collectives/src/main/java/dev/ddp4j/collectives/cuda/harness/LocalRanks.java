@@ -55,6 +55,22 @@ public final class LocalRanks {
   public static Result run(
       int ranks, String mainClass, List<String> args, List<String> jvmArgs, Duration timeout)
       throws IOException, InterruptedException {
+    return run(ranks, mainClass, args, jvmArgs, timeout, Map.of());
+  }
+
+  /**
+   * As above, with {@code extraEnv} added to every rank's environment; {@code {rank}} in a value is
+   * replaced by the rank (e.g. {@code DDP4J_HOST_ID=host{rank}} makes every rank look like a host
+   * of its own).
+   */
+  public static Result run(
+      int ranks,
+      String mainClass,
+      List<String> args,
+      List<String> jvmArgs,
+      Duration timeout,
+      Map<String, String> extraEnv)
+      throws IOException, InterruptedException {
     Path dir = Files.createTempDirectory("ddp4j-ranks-");
     try {
       String java = ProcessHandle.current().info().command().orElse("java");
@@ -77,6 +93,9 @@ public final class LocalRanks {
         env.put(WorkerEnvironment.LOCAL_RANK, Integer.toString(r));
         env.put(WorkerEnvironment.LOCAL_WORLD_SIZE, Integer.toString(ranks));
         env.put(STORE_FILE, dir.resolve("store").toString());
+        for (Map.Entry<String, String> e : extraEnv.entrySet()) {
+          env.put(e.getKey(), e.getValue().replace("{rank}", Integer.toString(r)));
+        }
         procs.add(pb.start());
         logs.add(log);
       }

@@ -1,0 +1,135 @@
+package dev.ddp4j.collectives.cuda;
+
+import java.util.List;
+
+/**
+ * How each pair of ranks of a cuda group reaches the other, decided the same way on every rank from
+ * what every rank published ({@link PeerDirectory}): CUDA IPC peer memory where both GPUs share a
+ * host and peer access is allowed, else host staging (shared memory on one host, sockets between
+ * hosts). If any pair lacks a peer path, this first version stages the whole group: every pair then
+ * goes through host memory, and {@link #effective} says so with the pair that caused it.
+ */
+public final class PeerRouting {
+
+  /** How data crosses one hop. */
+  public enum Transport {
+    /** ddp4j's kernels writing into the peer GPU's memory. */
+    P2P_IPC,
+    /** device to pinned host memory, the cpu backend's shared memory, back to the device. */
+    SHM_STAGED,
+    /** device to pinned host memory, the cpu backend's sockets to the other host, back. */
+    NET_SOCKET
+  }
+
+  /** One rank as it published itself: its host identity and CUDA device ordinal. */
+  public record RankPeer(int rank, String host, int device) {}
+
+  /** One directed hop and why it goes the way it goes (empty reason for peer access). */
+  public record Hop(int from, int to, Transport transport, String reason) {}
+
+  private final List<RankPeer> peers;
+  private final Hop[][] pairwise;
+  private final Hop firstStaged;
+
+  private PeerRouting(List<RankPeer> peers, Hop[][] pairwise, Hop firstStaged) {
+    this.peers = peers;
+    this.pairwise = pairwise;
+    this.firstStaged = firstStaged;
+  }
+
+  /**
+   * Decides every pair.
+   *
+   * @param peers every rank, index = rank
+   * @param canAccess {@code canAccess[i][j]}: 1 if rank i's GPU may access rank j's as a peer
+   *     (cuDeviceCanAccessPeer), 0 if not, -1 where rank i could not ask (other host, GPU not
+   *     visible to it)
+   */
+  public static PeerRouting decide(
+      List<RankPeer> peers, int[][] canAccess, PeerAccessSettings settings) {
+    int n = peers.size();
+    Hop[][] hops = new Hop[n][n];
+    Hop first = null;
+    for (int i = 0; i < n; i++) {
+      for (int j = 0; j < n; j++) {
+        if (i == j) {
+          continue;
+        }
+        RankPeer a = peers.get(i);
+        RankPeer b = peers.get(j);
+        Hop h;
+        if (!a.host().equals(b.host())) {
+          h = new Hop(i, j, Transport.NET_SOCKET, "other host");
+        } else if (settings.allDisabled()) {
+          h = new Hop(i, j, Transport.SHM_STAGED, settings.allSource() + "=1");
+        } else if (settings.pairDisabled(a.device(), b.device())) {
+          h =
+              new Hop(
+                  i,
+                  j,
+                  Transport.SHM_STAGED,
+                  PeerAccessSettings.P2P_DISABLE_PAIRS
+                      + " lists "
+                      + PeerAccessSettings.key(a.device(), b.device()));
+        } else if (canAccess[i][j] == 0 || canAccess[j][i] == 0) {
+          h =
+              new Hop(
+                  i,
+                  j,
+                  Transport.SHM_STAGED,
+                  "cuDeviceCanAccessPeer(" + a.device() + ", " + b.device() + ") = 0");
+        } else {
+          h = new Hop(i, j, Transport.P2P_IPC, "");
+        }
+        hops[i][j] = h;
+        if (first == null && h.transport() != Transport.P2P_IPC) {
+          first = h;
+        }
+      }
+    }
+    return new PeerRouting(List.copyOf(peers), hops, first);
+  }
+
+  /** True when the group runs host-staged (some pair has no peer path). */
+  public boolean staged() {
+    return firstStaged != null;
+  }
+
+  /** The pair that made the group staged, or null. */
+  public Hop firstStaged() {
+    return firstStaged;
+  }
+
+  /** How the pair could go on its own. */
+  public Hop pairwise(int from, int to) {
+    return pairwise[from][to];
+  }
+
+  /** How the pair goes in this group: staged as a whole group when any pair is. */
+  public Hop effective(int from, int to) {
+    Hop h = pairwise[from][to];
+    if (staged() && h.transport() == Transport.P2P_IPC) {
+      Hop f = firstStaged;
+      return new Hop(
+          from,
+          to,
+          Transport.SHM_STAGED,
+          "whole group staged since ranks "
+              + f.from()
+              + " and "
+              + f.to()
+              + " have no peer path ("
+              + f.reason()
+              + ")");
+    }
+    return h;
+  }
+
+  public List<RankPeer> peers() {
+    return peers;
+  }
+
+  public int size() {
+    return peers.size();
+  }
+}

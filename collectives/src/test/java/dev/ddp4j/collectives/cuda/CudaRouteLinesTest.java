@@ -1,0 +1,96 @@
+package dev.ddp4j.collectives.cuda;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ddp4j.collectives.cuda.PeerRouting.RankPeer;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class CudaRouteLinesTest {
+
+  private static final CudaRouteLines.Paths NV18 = (a, b) -> "NVL (NV18, 450 GB/s)";
+
+  @Test
+  void shouldLogOneP2pLinePerPeerWithWhatJoinsTheGpus() {
+    PeerRouting r =
+        PeerRouting.decide(
+            PeerRoutingTest.oneHost(3), PeerRoutingTest.all(3, 1), PeerAccessSettings.NONE);
+    CudaRouteLines.Lines lines = CudaRouteLines.ofRank(r, 1, 1, NV18);
+    assertThat(lines.info())
+        .containsExactly(
+            "Channel 00/01 : 1[1] -> 0[0] via P2P/IPC over NVL (NV18, 450 GB/s)",
+            "Channel 00/01 : 1[1] -> 2[2] via P2P/IPC over NVL (NV18, 450 GB/s)");
+    assertThat(lines.warn()).isEmpty();
+  }
+
+  @Test
+  void shouldSayWhenThePathIsUnknown() {
+    PeerRouting r =
+        PeerRouting.decide(
+            PeerRoutingTest.oneHost(2), PeerRoutingTest.all(2, 1), PeerAccessSettings.NONE);
+    assertThat(CudaRouteLines.ofRank(r, 0, 1, (a, b) -> null).info())
+        .containsExactly(
+            "Channel 00/01 : 0[0] -> 1[1] via P2P/IPC over an unknown path (topology not"
+                + " discovered)");
+  }
+
+  @Test
+  void shouldLogStagedRingHopsPerChannelAndWarnWithTheFixWhenNvlinkIsUnused() {
+    PeerRouting r =
+        PeerRouting.decide(
+            PeerRoutingTest.oneHost(2),
+            PeerRoutingTest.all(2, 1),
+            PeerRoutingTest.env("DDP4J_P2P_DISABLE_PAIRS", "0-1"));
+    CudaRouteLines.Lines lines = CudaRouteLines.ofRank(r, 1, 2, NV18);
+    String via =
+        " via SHM/staged over PCI (device <-> pinned host memory; DDP4J_P2P_DISABLE_PAIRS lists"
+            + " 0-1)";
+    assertThat(lines.info())
+        .containsExactly(
+            "Channel 00/02 : 1[1] -> 0[0]" + via, "Channel 01/02 : 1[1] -> 0[0]" + via);
+    assertThat(lines.warn())
+        .containsExactly(
+            "Channel 00 : 1[1] -> 0[0] goes through host memory though NVL (NV18, 450 GB/s) joins"
+                + " the GPUs (DDP4J_P2P_DISABLE_PAIRS lists 0-1); remove the pair from"
+                + " DDP4J_P2P_DISABLE_PAIRS to use peer access");
+  }
+
+  @Test
+  void shouldNameTheCulpritPairWhenTheWholeGroupIsStaged() {
+    PeerRouting r =
+        PeerRouting.decide(
+            PeerRoutingTest.oneHost(4),
+            PeerRoutingTest.all(4, 1),
+            PeerRoutingTest.env("DDP4J_P2P_DISABLE_PAIRS", "2-3"));
+    CudaRouteLines.Lines lines = CudaRouteLines.ofRank(r, 0, 1, NV18);
+    assertThat(lines.info())
+        .containsExactly(
+            "Channel 00/01 : 0[0] -> 1[1] via SHM/staged over PCI (device <-> pinned host memory;"
+                + " whole group staged since ranks 2 and 3 have no peer path"
+                + " (DDP4J_P2P_DISABLE_PAIRS lists 2-3))");
+    assertThat(lines.warn()).singleElement().asString().contains("routing around it is not built");
+  }
+
+  @Test
+  void shouldLogSocketHopsBetweenHostsWithoutAWarning() {
+    PeerRouting r =
+        PeerRouting.decide(
+            List.of(new RankPeer(0, "hostA", 0), new RankPeer(1, "hostB", 0)),
+            PeerRoutingTest.all(2, -1),
+            PeerAccessSettings.NONE);
+    CudaRouteLines.Lines lines = CudaRouteLines.ofRank(r, 0, 1, (a, b) -> null);
+    assertThat(lines.info())
+        .containsExactly(
+            "Channel 00/01 : 0[0] -> 1[0] via NET/Socket over NET (staged through pinned host"
+                + " memory; rank 1 is on host hostB)");
+    assertThat(lines.warn()).isEmpty();
+  }
+
+  @Test
+  void shouldLogNothingForOneRank() {
+    PeerRouting r =
+        PeerRouting.decide(
+            PeerRoutingTest.oneHost(1), PeerRoutingTest.all(1, 1), PeerAccessSettings.NONE);
+    assertThat(CudaRouteLines.ofRank(r, 0, 1, NV18).info()).isEmpty();
+  }
+}
