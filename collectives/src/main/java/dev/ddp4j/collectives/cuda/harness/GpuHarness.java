@@ -14,8 +14,10 @@ import java.util.List;
  * The GPU machine's entry point for the cuda backend, for use without the launcher (the bundle runs
  * it): {@code check --nproc N [--quick]} runs the correctness cases, {@code bench --nproc N
  * [--variants auto,oneshot,twoshot] [--min-bytes 8] [--max-bytes 536870912]} prints the all-reduce
- * table. It starts N worker JVMs (one per GPU) and prints rank 0's output, and every rank's on
- * failure. Exit status 0 only if every rank passed.
+ * table, {@code movement --nproc N [--min-bytes 16] [--max-bytes 1073741824]} times broadcast,
+ * allGather and reduceScatter against the way the backend did them before their kernels. It starts
+ * N worker JVMs (one per GPU) and prints rank 0's output, and every rank's on failure. Exit status
+ * 0 only if every rank passed.
  */
 public final class GpuHarness {
 
@@ -41,7 +43,7 @@ public final class GpuHarness {
             nproc,
             GpuHarness.class.getName(),
             workerArgs,
-            List.of("-Xmx3g", "-XX:MaxDirectMemorySize=2g"),
+            List.of("-Xmx4g", "-XX:MaxDirectMemorySize=6g"),
             Duration.ofMinutes(8));
     System.out.print(r.outputs().get(0));
     for (int i = 1; i < nproc; i++) {
@@ -81,6 +83,12 @@ public final class GpuHarness {
         System.out.printf(
             "# rank %d: %d cases, %d failed; extra device memory %d MiB%n",
             w.rank(), c.cases(), c.failed(), pg.extraDeviceMemoryBytes() >> 20);
+      } else if (mode.equals("movement")) {
+        new MovementBench(pg, System.out)
+            .run(
+                Long.parseLong(option(args, "--min-bytes", "16")),
+                Long.parseLong(option(args, "--max-bytes", Long.toString(1L << 30))));
+        failures = 0;
       } else {
         AllReduceBench b = new AllReduceBench(pg, chooser, System.out);
         failures =

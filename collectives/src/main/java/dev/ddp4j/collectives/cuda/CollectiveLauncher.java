@@ -1,0 +1,188 @@
+package dev.ddp4j.collectives.cuda;
+
+import dev.ddp4j.DataType;
+import dev.ddp4j.DeviceBuffer;
+import dev.ddp4j.ReduceOp;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.Locale;
+import jcuda.Pointer;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUmodule;
+import jcuda.driver.CUstream;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * Queues one rank's reduce-scatter, all-gather and broadcast kernels ({@code
+ * src/main/cuda/ddp4j_collectives.cu}, "push, then combine") over the all-reduce's IPC scratch,
+ * taking launch sequence numbers from the same counter, so that these kernels and the all-reduce
+ * kernels can follow each other in any order. A message larger than a scratch slot runs as several
+ * launches. Not thread safe: its process group calls it one collective at a time.
+ */
+final class CollectiveLauncher implements AutoCloseable {
+
+  static final String RESOURCE = "/dev/ddp4j/collectives/cuda/ddp4j_collectives.fatbin";
+  private static final int PARAM_WORDS = 20;
+
+  private final int rank;
+  private final int size;
+  private final long timeoutNs;
+  private final int maxBlocks;
+  private final AllReduceLauncher allReduce;
+  private final PeerScratch scratch;
+  private final CUmodule module = new CUmodule();
+  private final CUfunction[][] reduceScatter =
+      new CUfunction[DataType.values().length][ReduceOp.values().length];
+  private final CUfunction allGather = new CUfunction();
+  private final CUfunction broadcast = new CUfunction();
+
+  /** The kernels' Params struct as 64-bit words in native order, read by the driver per launch. */
+  private final ByteBuffer params =
+      ByteBuffer.allocateDirect(PARAM_WORDS * 8).order(ByteOrder.nativeOrder());
+
+  private final Pointer kernelParams = Pointer.to(Pointer.to(params));
+  private final boolean directLaunch = DirectLaunch.available();
+  private final ByteBuffer paramArray = directLaunch ? DirectLaunch.paramArray(params) : null;
+  private final long paramArrayAddress = directLaunch ? DirectLaunch.address(paramArray) : 0;
+
+  /**
+   * Loads the kernels into the current context; launches go over {@code allReduce}'s scratch.
+   *
+   * @param maxBlocks the most pusher blocks one launch uses (the grid is twice that)
+   */
+  CollectiveLauncher(
+      int rank, int size, Duration timeout, int maxBlocks, AllReduceLauncher allReduce) {
+    this.rank = rank;
+    this.size = size;
+    this.timeoutNs = timeout.toNanos();
+    this.maxBlocks = Math.max(1, Math.min(maxBlocks, ScratchLayout.MAX_BLOCKS / 2));
+    this.allReduce = allReduce;
+    this.scratch = allReduce.scratch();
+    Cu.check(JCudaDriver.cuModuleLoadData(module, image()), "cuModuleLoadData of " + RESOURCE);
+    for (DataType t : DataType.values()) {
+      for (ReduceOp op : ReduceOp.values()) {
+        CUfunction f = new CUfunction();
+        String name = reduceScatterName(t, op);
+        Cu.check(JCudaDriver.cuModuleGetFunction(f, module, name), "cuModuleGetFunction " + name);
+        reduceScatter[t.ordinal()][op.ordinal()] = f;
+      }
+    }
+    Cu.check(
+        JCudaDriver.cuModuleGetFunction(allGather, module, "ddp4j_allgather_bytes"),
+        "cuModuleGetFunction ddp4j_allgather_bytes");
+    Cu.check(
+        JCudaDriver.cuModuleGetFunction(broadcast, module, "ddp4j_broadcast_bytes"),
+        "cuModuleGetFunction ddp4j_broadcast_bytes");
+  }
+
+  static String reduceScatterName(DataType t, ReduceOp op) {
+    String o = op == ReduceOp.PRODUCT ? "prod" : op.name().toLowerCase(Locale.ROOT);
+    return "ddp4j_reducescatter_" + t.ncclName() + "_" + o;
+  }
+
+  /**
+   * Reduces {@code in} (size blocks of {@code out.count()} elements) into {@code out}, this rank's
+   * block; {@code out} is disjoint from {@code in} or is exactly block rank of it.
+   */
+  void reduceScatter(DeviceBuffer in, DeviceBuffer out, ReduceOp op, CUstream stream) {
+    DataType t = out.dataType();
+    CUfunction f = reduceScatter[t.ordinal()][op.ordinal()];
+    long block = out.count();
+    long piece = scratch.layout().slotBytes() / t.sizeBytes();
+    for (long done = 0; done < block; done += piece) {
+      long n = Math.min(piece, block - done);
+      long at = t.bytesFor(done);
+      launch(
+          f, in.devicePointer() + at, out.devicePointer() + at, n, block, 0, t.bytesFor(n), stream);
+    }
+  }
+
+  /**
+   * Gathers every rank's {@code partBytes} from {@code in} into {@code out} (size parts); {@code
+   * in} is disjoint from {@code out} or is exactly part rank of it.
+   */
+  void allGather(long in, long out, long partBytes, CUstream stream) {
+    long piece = scratch.layout().slotBytes();
+    for (long done = 0; done < partBytes; done += piece) {
+      long n = Math.min(piece, partBytes - done);
+      launch(allGather, in + done, out + done, n, partBytes, 0, n, stream);
+    }
+  }
+
+  /** Copies rank {@code root}'s {@code bytes} at {@code buffer} into every other rank's. */
+  void broadcast(long buffer, long bytes, int root, CUstream stream) {
+    long piece = scratch.layout().slotBytes();
+    for (long done = 0; done < bytes; done += piece) {
+      long n = Math.min(piece, bytes - done);
+      launch(broadcast, buffer + done, buffer + done, n, 0, root, n, stream);
+    }
+  }
+
+  private void launch(
+      CUfunction f,
+      long in,
+      long out,
+      long count,
+      long stride,
+      int root,
+      long pushBytes,
+      CUstream stream) {
+    int blocks =
+        (int)
+            Math.max(
+                1,
+                Math.min(
+                    maxBlocks,
+                    (pushBytes + CostTableChooser.BYTES_PER_BLOCK - 1)
+                        / CostTableChooser.BYTES_PER_BLOCK));
+    params.putLong(0, in);
+    params.putLong(8, out);
+    params.putLong(16, count);
+    params.putLong(24, allReduce.nextSeq());
+    params.putLong(32, rank);
+    params.putLong(40, size);
+    params.putLong(48, scratch.layout().slotBytes());
+    params.putLong(56, CostTableChooser.STEP_BYTES);
+    params.putLong(64, blocks);
+    params.putLong(72, timeoutNs);
+    params.putLong(80, stride);
+    params.putLong(88, root);
+    for (int r = 0; r < size; r++) {
+      params.putLong(96 + 8 * r, scratch.base(r));
+    }
+    int rc =
+        directLaunch
+            ? DirectLaunch.launch(
+                DirectLaunch.handle(f),
+                2 * blocks,
+                AllReduceKernels.THREADS,
+                Cu.handle(stream),
+                paramArrayAddress)
+            : JCudaDriver.cuLaunchKernel(
+                f, 2 * blocks, 1, 1, AllReduceKernels.THREADS, 1, 1, 0, stream, kernelParams, null);
+    if (rc != 0) {
+      Cu.check(rc, "cuLaunchKernel of a " + count + "-element collective on " + blocks + " blocks");
+    }
+  }
+
+  private static byte[] image() {
+    try (InputStream in = CollectiveLauncher.class.getResourceAsStream(RESOURCE)) {
+      if (in == null) {
+        throw new IllegalStateException(
+            RESOURCE + " is missing from the classpath (build it with scripts/build-kernels.sh)");
+      }
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read " + RESOURCE, e);
+    }
+  }
+
+  /** Unloads the kernels; needs the context current and no launch in flight. */
+  @Override
+  public void close() {
+    JCudaDriver.cuModuleUnload(module);
+  }
+}
