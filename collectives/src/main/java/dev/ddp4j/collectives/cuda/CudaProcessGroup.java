@@ -191,6 +191,11 @@ public final class CudaProcessGroup implements ProcessGroup {
     return new long[] {(t1 - t0) / calls, launch[0], launch[1]};
   }
 
+  /** reduceScatter / allGather / broadcast launcher, for BulkPushExperiment; null on one rank. */
+  CollectiveLauncher collectives() {
+    return collectives;
+  }
+
   /** The CUDA device ordinal this rank runs on. */
   public int deviceIndex() {
     return deviceIndex;
