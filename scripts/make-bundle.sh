@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds a self-contained bundle for GPU machines without Java or network (shared/device/README.md): a jlink
 # runtime of JDK 17, the jars the cuda backend and its GPU tests/bench need (JCuda's natives without the 24 MB
-# libJNvPTXCompiler, which ddp4j never loads), the test classes, NCCL's reference harness and run-gpu.sh.
+# libJNvPTXCompiler, which ddp4j never loads), the test classes, launcher.jar (for `java -jar launcher.jar bench
+# --backend cuda`), NCCL's reference harnesses (shared/device's all-reduce one, bench/'s four collectives) and
+# run-gpu.sh.
 # Usage: scripts/make-bundle.sh [OUT_DIR] (default: bundle/ in this checkout). The result stays under 64 MiB.
 # On the GPU machine: bash OUT_DIR/run-gpu.sh (see that script for its steps).
 set -euo pipefail
@@ -11,7 +13,7 @@ jdk=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
 m2=${M2_REPO:-$HOME/.m2/repository}
 shared=${DDP4J_SHARED_DEVICE_DIR:-/work/shared/device}
 
-(cd "$repo" && mvn -B -o -q package -pl collectives -am -DskipTests)
+(cd "$repo" && mvn -B -o -q package -pl collectives,launcher -am -DskipTests)
 
 if [ ! -x "$out/jre/bin/java" ]; then
   "$jdk/bin/jlink" --add-modules java.base,java.logging,java.management,jdk.unsupported,java.xml,java.naming,jdk.management,java.sql,jdk.crypto.ec \
@@ -46,8 +48,11 @@ jar org.apiguardian apiguardian-api 1.1.2
 jar org.assertj assertj-core 3.27.7
 
 cp "$shared/nccl_bench.sh" "$shared/nccl_bench.cu" "$out/"
+cp "$repo/bench/nccl_collectives.sh" "$repo/bench/nccl_collectives.cu" "$out/"
+cp "$repo/launcher/target/launcher.jar" "$out/launcher.jar"
 cp "$repo/scripts/run-gpu.sh" "$out/run-gpu.sh"
 cp "$repo/scripts/staged-vs-ipc-table.py" "$out/"
+cp "$repo/scripts/cuda-ops-table.py" "$out/"
 du -sh "$out"
 total=$(du -sb "$out" | cut -f1)
 if [ "$total" -ge $((64 << 20)) ]; then

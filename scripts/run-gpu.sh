@@ -6,6 +6,9 @@
 # SWEEP_MIN_BYTES (default 32 MiB) for each of SWEEP_VARIANTS (e.g. "oneshot:blocks=64:step=262144,twoshot").
 # TESTS names the test classes of the "tests" step (default: all). "staged" runs the bench again with
 # DDP4J_P2P_DISABLE=1 (the host-staged path) into bench-staged.log; the summary then puts it beside bench.log.
+# "launcher" runs `java -jar launcher.jar bench --backend cuda` for each of BENCH_OPS (default all four collectives)
+# from BENCH_MIN (16) to BENCH_MAX (1G) x BENCH_FACTOR (4); "ncclops" runs NCCL's four collectives over the same
+# sizes (bench/nccl_collectives.cu); "movement" times broadcast/allGather/reduceScatter against their old way.
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/ddp4j-out}
 mkdir -p "$out"
@@ -25,6 +28,16 @@ for step in $steps; do
     bench) timeout 300 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.harness.GpuHarness bench --nproc "$nproc" --variants "${VARIANTS:-auto}" > "$out/bench.log" 2>&1; rc=$? ;;
     sweep) timeout 200 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.harness.GpuHarness bench --nproc "$nproc" --min-bytes "${SWEEP_MIN_BYTES:-33554432}" --variants "$SWEEP_VARIANTS" > "$out/sweep.log" 2>&1; rc=$? ;;
     nccl) timeout 200 bash "$here/nccl_bench.sh" > "$out/nccl.log" 2>&1; rc=$? ;;
+    launcher)
+      rc=0
+      for op in ${BENCH_OPS:-allreduce broadcast allgather reducescatter}; do
+        echo "\$ java -jar launcher.jar bench --nproc-per-node=$nproc --backend cuda --op $op -b ${BENCH_MIN:-16} -e ${BENCH_MAX:-1G} -f ${BENCH_FACTOR:-4}" >> "$out/launcher-bench.log"
+        timeout 240 "$java" -jar "$here/launcher.jar" bench --nproc-per-node="$nproc" --backend cuda --op "$op" \
+          -b "${BENCH_MIN:-16}" -e "${BENCH_MAX:-1G}" -f "${BENCH_FACTOR:-4}" >> "$out/launcher-bench.log" 2>&1 || rc=$?
+      done ;;
+    ncclops) timeout 240 bash "$here/nccl_collectives.sh" "${BENCH_MIN_BYTES:-16}" "${BENCH_MAX_BYTES:-1073741824}" "${BENCH_FACTOR:-4}" "${NCCL_OPS:-allreduce,broadcast,allgather,reducescatter}" > "$out/nccl-collectives.log" 2>&1; rc=$? ;;
+    bulk) timeout 200 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.harness.GpuHarness bulk --nproc "$nproc" --variants "${BULK_VARIANTS:-current,bulk:64:524288,bulk:64:131072,bcast:64,bcast:128}" > "$out/bulk.log" 2>&1; rc=$? ;;
+    movement) timeout 240 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.harness.GpuHarness movement --nproc "$nproc" > "$out/movement.log" 2>&1; rc=$? ;;
     *) echo "unknown step $step"; rc=2 ;;
   esac
   echo "step $step: rc=$rc in $(( $(date +%s) - start )) s" | tee -a "$out/steps.txt"
@@ -36,3 +49,6 @@ echo "==== summary"
 [ -f "$out/sweep.log" ] && grep -vE "^(----|\s*at |INFO|[A-Z][a-z][a-z] [0-9])" "$out/sweep.log" | grep -vE "bytes +count" | head -80
 [ -f "$out/nccl.log" ] && cat "$out/nccl.log"
 [ -f "$out/bench-staged.log" ] && [ -f "$out/bench.log" ] && python3 "$here/staged-vs-ipc-table.py" "$out/bench.log" "$out/bench-staged.log"
+[ -f "$out/bulk.log" ] && grep -vE "^(----|INFO|[A-Z][a-z][a-z] [0-9])" "$out/bulk.log" | head -60
+[ -f "$out/movement.log" ] && grep -vE "^(----|\s*at |INFO|[A-Z][a-z][a-z] [0-9])" "$out/movement.log" | head -60
+[ -f "$out/launcher-bench.log" ] && [ -f "$out/nccl-collectives.log" ] && python3 "$here/cuda-ops-table.py" "$out/launcher-bench.log" "$out/nccl-collectives.log"

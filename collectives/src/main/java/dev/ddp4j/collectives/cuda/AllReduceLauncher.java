@@ -107,6 +107,20 @@ final class AllReduceLauncher implements AutoCloseable {
     return scratch.layout().slotBytes();
   }
 
+  /** The scratch every launch of this group uses, all-reduce or not. */
+  PeerScratch scratch() {
+    return scratch;
+  }
+
+  /**
+   * The next launch sequence number: every kernel over the scratch (all-reduce or {@link
+   * CollectiveLauncher}'s) takes one, in the same order on every rank, so flags only grow and the
+   * slot halves alternate.
+   */
+  long nextSeq() {
+    return ++launchSeq;
+  }
+
   /** Queues the reduction of {@code in} into {@code out} on {@code stream}, slot by slot. */
   void reduce(DeviceBuffer in, DeviceBuffer out, ReduceOp op, CUstream stream) {
     DataType t = in.dataType();
@@ -115,7 +129,7 @@ final class AllReduceLauncher implements AutoCloseable {
     for (long done = 0; done < count; done += pieceElems) {
       long n = Math.min(pieceElems, count - done);
       AllReduceTuning tuning = chooser.choose(t.bytesFor(n), size, t);
-      long seq = ++launchSeq;
+      long seq = nextSeq();
       if (tuning.algorithm() == AllReduceAlgorithm.COPY_ENGINE) {
         queueCopies(seq, tuning, in, done, n, stream);
       }

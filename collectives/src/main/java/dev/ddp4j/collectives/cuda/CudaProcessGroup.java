@@ -35,8 +35,8 @@ import jcuda.driver.JCudaDriver;
  * with the same count, dtype and op (not checked across ranks: that would cost a round trip).
  *
  * <p>The context is made current once per calling thread. allReduce runs the kernels of {@link
- * AllReduceAlgorithm}; broadcast and allGather are exact byte-wise MAX all-reduces over zero-filled
- * buffers (correct, not yet bandwidth-optimal); reduceScatter is not implemented yet.
+ * AllReduceAlgorithm}; reduceScatter, allGather and broadcast run the kernels of {@link
+ * CollectiveLauncher} over the same scratch.
  *
  * <p>Where some pair of ranks has no peer path ({@link PeerRouting}: {@code DDP4J_P2P_DISABLE},
  * {@code DDP4J_P2P_DISABLE_PAIRS}, the driver's answer, other hosts), the whole group runs
@@ -61,6 +61,9 @@ public final class CudaProcessGroup implements ProcessGroup {
 
   /** Non-null where some pair of GPUs has no peer path: every collective goes through the host. */
   private final StagedPath staged;
+
+  /** reduceScatter, allGather and broadcast; null where {@link #launcher} is. */
+  private final CollectiveLauncher collectives;
 
   private final EventPool events = new EventPool();
   private final ArrayDeque<CudaWork> inflight = new ArrayDeque<>();
@@ -145,6 +148,15 @@ public final class CudaProcessGroup implements ProcessGroup {
     if (routing != null) {
       RouteLog.log(routing, rank);
     }
+    this.collectives =
+        launcher != null
+            ? new CollectiveLauncher(
+                rank,
+                size,
+                timeout,
+                CudaSettings.maxChannels(Math.min(CostTableChooser.DEFAULT_MAX_CHANNELS, sms[0])),
+                launcher)
+            : null;
     LOG.log(
         System.Logger.Level.INFO,
         () ->
@@ -212,6 +224,11 @@ public final class CudaProcessGroup implements ProcessGroup {
     return new long[] {(t1 - t0) / calls, launch[0], launch[1]};
   }
 
+  /** reduceScatter / allGather / broadcast launcher, for BulkPushExperiment; null on one rank. */
+  CollectiveLauncher collectives() {
+    return collectives;
+  }
+
   /** The CUDA device ordinal this rank runs on. */
   public int deviceIndex() {
     return deviceIndex;
@@ -268,14 +285,9 @@ public final class CudaProcessGroup implements ProcessGroup {
     if (staged != null) {
       return staged.broadcast(b, root, stream);
     }
-    DeviceBuffer bytes = asBytes(b);
-    if (rank != root && bytes.count() > 0) {
-      Cu.check(
-          JCudaDriver.cuMemsetD8Async(
-              Cu.ptr(bytes.devicePointer()), (byte) 0, bytes.count(), stream),
-          "cuMemsetD8Async");
+    if (collectives != null && b.count() > 0) {
+      collectives.broadcast(b.devicePointer(), b.sizeBytes(), root, stream);
     }
-    reduce(bytes, bytes, ReduceOp.MAX, stream);
     return finish(
         stream, () -> "broadcast(" + b.count() + " " + b.dataType() + ", root " + root + ")");
   }
@@ -288,30 +300,17 @@ public final class CudaProcessGroup implements ProcessGroup {
       DeviceBuffer whole = deviceBuffer("allGather", output);
       return staged.allGather(part, whole, begin(whole.stream()));
     }
-    DeviceBuffer in = asBytes(deviceBuffer("allGather", input));
-    DeviceBuffer out = asBytes(deviceBuffer("allGather", output));
+    DeviceBuffer in = deviceBuffer("allGather", input);
+    DeviceBuffer out = deviceBuffer("allGather", output);
+    blockOrDisjoint("allGather", in, out);
     CUstream stream = begin(out.stream());
-    long part = in.count();
-    long mine = out.devicePointer() + rank * part;
-    boolean inPlace = in.devicePointer() == mine;
-    if (!inPlace
-        && in.devicePointer() < out.devicePointer() + out.count()
-        && out.devicePointer() < in.devicePointer() + part) {
-      throw new IllegalArgumentException(
-          "allGather: the input overlaps the output but is not block "
-              + rank
-              + " of it (expected: disjoint, or input == output block rank)");
-    }
-    if (part > 0) {
-      zero(out.devicePointer(), rank * part, stream);
-      zero(mine + part, (size - 1L - rank) * part, stream);
-      if (!inPlace) {
-        Cu.check(
-            JCudaDriver.cuMemcpyDtoDAsync(Cu.ptr(mine), Cu.ptr(in.devicePointer()), part, stream),
-            "cuMemcpyDtoDAsync");
+    if (in.count() > 0) {
+      if (collectives != null) {
+        collectives.allGather(in.devicePointer(), out.devicePointer(), in.sizeBytes(), stream);
+      } else {
+        copy(in, out, stream);
       }
     }
-    reduce(out, out, ReduceOp.MAX, stream);
     return finish(stream, () -> "allGather(" + input.count() + " " + input.dataType() + ")");
   }
 
@@ -323,10 +322,48 @@ public final class CudaProcessGroup implements ProcessGroup {
       DeviceBuffer part = deviceBuffer("reduceScatter", output);
       return staged.reduceScatter(whole, part, op, begin(part.stream()));
     }
-    throw new UnsupportedOperationException(
-        "reduceScatter is not in the cuda backend yet; use allReduce and read block "
-            + rank
-            + " of the result");
+    CollectiveChecks.gathered("reduceScatter", output, input, size);
+    DeviceBuffer in = deviceBuffer("reduceScatter", input);
+    DeviceBuffer out = deviceBuffer("reduceScatter", output);
+    blockOrDisjoint("reduceScatter", out, in);
+    CUstream stream = begin(in.stream());
+    if (out.count() > 0) {
+      if (collectives != null) {
+        collectives.reduceScatter(in, out, op, stream);
+      } else {
+        copy(in, out, stream);
+      }
+    }
+    return finish(
+        stream,
+        () -> "reduceScatter(" + output.count() + " " + output.dataType() + ", " + op + ")");
+  }
+
+  /** Copies {@code from} into {@code to} (one rank's gather or scatter) unless they coincide. */
+  private static void copy(DeviceBuffer from, DeviceBuffer to, CUstream stream) {
+    if (from.devicePointer() != to.devicePointer()) {
+      Cu.check(
+          JCudaDriver.cuMemcpyDtoDAsync(
+              Cu.ptr(to.devicePointer()), Cu.ptr(from.devicePointer()), from.sizeBytes(), stream),
+          "cuMemcpyDtoDAsync");
+    }
+  }
+
+  /**
+   * The kernels read a rank's part while others write the whole, so the part must be block {@code
+   * rank} of the whole exactly, or not overlap it.
+   */
+  private void blockOrDisjoint(String op, DeviceBuffer part, DeviceBuffer whole) {
+    long mine = whole.devicePointer() + rank * part.sizeBytes();
+    if (part.devicePointer() != mine
+        && part.devicePointer() < whole.devicePointer() + whole.sizeBytes()
+        && whole.devicePointer() < part.devicePointer() + part.sizeBytes()) {
+      throw new IllegalArgumentException(
+          op
+              + ": the per-rank buffer overlaps the whole one but is not block "
+              + rank
+              + " of it (expected: disjoint, or exactly block rank)");
+    }
   }
 
   @Override
@@ -340,18 +377,6 @@ public final class CudaProcessGroup implements ProcessGroup {
             Cu.address(barrierWord), deviceIndex, Cu.handle(internalStream), 1, DataType.INT32);
     reduce(word, word, ReduceOp.SUM, stream);
     return finish(stream, () -> "barrier()");
-  }
-
-  private void zero(long address, long bytes, CUstream stream) {
-    if (bytes > 0) {
-      Cu.check(
-          JCudaDriver.cuMemsetD8Async(Cu.ptr(address), (byte) 0, bytes, stream), "cuMemsetD8Async");
-    }
-  }
-
-  private DeviceBuffer asBytes(DeviceBuffer b) {
-    return new DeviceBuffer(
-        b.devicePointer(), b.deviceIndex(), b.stream(), b.sizeBytes(), DataType.UINT8);
   }
 
   private DeviceBuffer deviceBuffer(String op, TensorBuffer b) {
@@ -466,6 +491,9 @@ public final class CudaProcessGroup implements ProcessGroup {
       errors.add(e);
     }
     JCudaDriver.cuCtxSetCurrent(context);
+    if (collectives != null) {
+      collectives.close();
+    }
     if (launcher != null) {
       launcher.close();
     }

@@ -12,7 +12,7 @@ import java.util.List;
 /**
  * The cuda backend on real GPUs, one JVM per GPU: every op, dtype and size class against a float64
  * reference (the cases are in harness.AllReduceCheck; each rank fails its process on a wrong
- * element), plus broadcast, allGather and barrier.
+ * element), plus reduceScatter, allGather, broadcast (CollectiveCheck) and barrier.
  */
 class CudaAllReduceGpuTest {
 
@@ -22,7 +22,7 @@ class CudaAllReduceGpuTest {
             ranks,
             GpuHarness.class.getName(),
             List.of("check", "--worker"),
-            List.of("-Xmx3g", "-XX:MaxDirectMemorySize=2g"),
+            List.of("-Xmx4g", "-XX:MaxDirectMemorySize=6g"),
             Duration.ofMinutes(8));
     for (int i = 0; i < ranks; i++) {
       System.out.println("---- rank " + i + " exit " + r.exitCodes().get(i));
@@ -46,10 +46,25 @@ class CudaAllReduceGpuTest {
       assertThat(out).contains(" 0 failed").doesNotContain("FAIL");
     }
     assertThat(r.outputs().get(0))
+        .contains("allReduce auto    SUM     FLOAT32  268435456 in-place")
+        .contains("reduceScatter PRODUCT BFLOAT16")
+        .contains("allGather FLOAT16")
+        .contains("broadcast INT8")
         .contains("allReduce twoshot")
         .contains("allReduce oneshot")
         .contains("allReduce copyengine")
         .contains("allReduce ll");
+    assertThat(r.allPassed()).isTrue();
+  }
+
+  @GpuTest
+  void shouldRunEveryCollectiveAcrossFourGpus() throws Exception {
+    assumeTrue(CudaProbe.gpus().size() >= 4, "needs 4 GPUs");
+    LocalRanks.Result r = check(4);
+    for (String out : r.outputs()) {
+      assertThat(out).contains(" 0 failed").doesNotContain("FAIL");
+    }
+    assertThat(r.outputs().get(0)).contains("reduceScatter").contains("broadcast INT8");
     assertThat(r.allPassed()).isTrue();
   }
 }

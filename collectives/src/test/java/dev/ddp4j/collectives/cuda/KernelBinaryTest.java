@@ -17,6 +17,27 @@ class KernelBinaryTest {
   }
 
   @Test
+  void shouldShipTheCollectiveKernelsBuiltFromTheCurrentSource() throws Exception {
+    KernelBinaries.assertBuiltFromSource(
+        "src/main/cuda/ddp4j_collectives.cu",
+        CollectiveLauncher.RESOURCE,
+        "/dev/ddp4j/collectives/cuda/ddp4j_collectives.sha256");
+  }
+
+  @Test
+  void shouldDefineEveryCollectiveKernelTheBackendLooksUp() throws Exception {
+    String image =
+        new String(
+            KernelBinaries.resource(CollectiveLauncher.RESOURCE), StandardCharsets.ISO_8859_1);
+    assertThat(image).contains("ddp4j_allgather_bytes").contains("ddp4j_broadcast_bytes");
+    for (dev.ddp4j.DataType t : dev.ddp4j.DataType.values()) {
+      for (dev.ddp4j.ReduceOp op : dev.ddp4j.ReduceOp.values()) {
+        assertThat(image).contains(CollectiveLauncher.reduceScatterName(t, op));
+      }
+    }
+  }
+
+  @Test
   void shouldDefineEveryKernelTheBackendLooksUp() throws Exception {
     // The fat binary embeds the PTX, whose .entry lines name every kernel.
     String image =

@@ -1,8 +1,8 @@
 package dev.ddp4j.launcher.bench;
 
-import dev.ddp4j.HostBuffer;
 import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.ReduceOp;
+import dev.ddp4j.TensorBuffer;
 import dev.ddp4j.Work;
 import java.util.Locale;
 
@@ -51,7 +51,7 @@ enum BenchCollective {
   }
 
   /** Starts one collective, in place where the collective allows it. */
-  Work start(ProcessGroup pg, HostBuffer in, HostBuffer out, ReduceOp op, int root) {
+  Work start(ProcessGroup pg, TensorBuffer in, TensorBuffer out, ReduceOp op, int root) {
     switch (this) {
       case ALLREDUCE:
         return pg.allReduce(in, op);

@@ -13,14 +13,18 @@ final class BenchTable {
       BenchCollective collective, int ranks, String backend, DataType type, ReduceOp op) {
     return String.format(
         Locale.ROOT,
-        "# ddp4j bench: %s, %d ranks, backend %s, %s, %s, in place%n"
+        "# ddp4j bench: %s, %d ranks, backend %s, %s, %s, %s%n"
             + "#%11s %12s %9s %6s %5s %11s %9s %9s %7s%n"
             + "#%11s %12s %9s %6s %5s %11s %9s %9s %7s",
         collective.name().toLowerCase(Locale.ROOT),
         ranks,
         backend,
         type.ncclName(),
-        op.name().toLowerCase(Locale.ROOT),
+        reduces(collective) ? op.name().toLowerCase(Locale.ROOT) : "no reduction",
+        // BenchCollective.start: all-reduce and broadcast in place, the other two out of place.
+        collective == BenchCollective.ALLREDUCE || collective == BenchCollective.BROADCAST
+            ? "in place"
+            : "out of place",
         "size",
         "count",
         "type",
@@ -52,19 +56,21 @@ final class BenchTable {
       double busFactor,
       long wrong) {
     double algbw = bytes / us / 1e3;
-    boolean reduces =
-        collective == BenchCollective.ALLREDUCE || collective == BenchCollective.REDUCESCATTER;
     return String.format(
         Locale.ROOT,
         "%12d %12d %9s %6s %5d %11.2f %9.3f %9.3f %7s",
         bytes,
         count,
         type.ncclName(),
-        reduces ? op.name().toLowerCase(Locale.ROOT) : "none",
+        reduces(collective) ? op.name().toLowerCase(Locale.ROOT) : "none",
         collective == BenchCollective.BROADCAST ? root : -1,
         us,
         algbw,
         algbw * busFactor,
         wrong == 0 ? "OK" : wrong + " wrong");
+  }
+
+  private static boolean reduces(BenchCollective collective) {
+    return collective == BenchCollective.ALLREDUCE || collective == BenchCollective.REDUCESCATTER;
   }
 }

@@ -2,11 +2,11 @@ package dev.ddp4j.launcher.bench;
 
 import dev.ddp4j.DataType;
 import dev.ddp4j.Ddp;
-import dev.ddp4j.HostBuffer;
 import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.ReduceOp;
+import dev.ddp4j.TensorBuffer;
+import dev.ddp4j.Work;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /**
  * One rank of {@code launcher.jar bench}: joins the job with {@link Ddp#init()}, times the
@@ -54,21 +54,36 @@ public final class BenchWorker {
       long maxBytes,
       int factor,
       long fixedIterations) {
+    try (BenchMemory memory =
+        pg.backend().equals("cuda")
+            ? new CudaBenchMemory(pg, maxBytes)
+            : new HostBenchMemory(maxBytes)) {
+      run(pg, memory, collective, type, op, root, minBytes, maxBytes, factor, fixedIterations);
+    }
+  }
+
+  private static void run(
+      ProcessGroup pg,
+      BenchMemory memory,
+      BenchCollective collective,
+      DataType type,
+      ReduceOp op,
+      int root,
+      long minBytes,
+      long maxBytes,
+      int factor,
+      long fixedIterations) {
     int n = pg.size();
     int size = type.sizeBytes();
-    ByteBuffer in =
-        ByteBuffer.allocateDirect((int) Math.max(maxBytes, 64)).order(ByteOrder.nativeOrder());
-    ByteBuffer out =
-        ByteBuffer.allocateDirect((int) Math.max(maxBytes, 64)).order(ByteOrder.nativeOrder());
     // Compile everything a row runs (its timing loop, barrier, check) before the first row, so no
     // row pays for C2 compiling or deoptimising on a new type profile while it is timed.
     long tinyCount = n;
-    HostBuffer tinyIn = slice(in, collective.inputCount(tinyCount, n) * size, type);
-    HostBuffer tinyOut = slice(out, collective.outputCount(tinyCount, n) * size, type);
+    TensorBuffer tinyIn = memory.input(collective.inputCount(tinyCount, n) * size, type);
+    TensorBuffer tinyOut = memory.output(collective.outputCount(tinyCount, n) * size, type);
     for (int i = 0; i < JIT_WARMUP_CALLS / 100; i++) {
-      time(pg, collective, tinyIn, tinyOut, op, root, 100);
+      time(pg, memory, collective, tinyIn, tinyOut, op, root, 100);
       pg.barrier().await();
-      check(pg, collective, type, op, root, tinyCount, tinyIn, tinyOut, in, out);
+      check(pg, memory, collective, type, op, root, tinyCount, tinyIn, tinyOut);
     }
     if (pg.rank() == 0) {
       System.out.println(BenchTable.header(collective, n, pg.backend(), type, op));
@@ -82,15 +97,16 @@ public final class BenchWorker {
       }
       previous = count;
       long total = count * size;
-      HostBuffer input = slice(in, collective.inputCount(count, n) * size, type);
-      HostBuffer output = slice(out, collective.outputCount(count, n) * size, type);
+      TensorBuffer input = memory.input(collective.inputCount(count, n) * size, type);
+      TensorBuffer output = memory.output(collective.outputCount(count, n) * size, type);
       long iterations = fixedIterations > 0 ? fixedIterations : iterations(total);
       for (int w = 0; w < 5; w++) {
         collective.start(pg, input, output, op, root).await();
       }
       pg.barrier().await();
-      double us = time(pg, collective, input, output, op, root, iterations) / 1e3 / iterations;
-      long wrong = check(pg, collective, type, op, root, count, input, output, in, out);
+      double us =
+          time(pg, memory, collective, input, output, op, root, iterations) / 1e3 / iterations;
+      long wrong = check(pg, memory, collective, type, op, root, count, input, output);
       if (pg.rank() == 0) {
         System.out.println(
             BenchTable.row(
@@ -99,46 +115,56 @@ public final class BenchWorker {
     }
   }
 
-  /** Nanoseconds for {@code iterations} calls, each awaited before the next. */
+  /**
+   * Nanoseconds for {@code iterations} calls: each awaited before the next, or, where {@link
+   * BenchMemory#queueAll()}, all queued and the last awaited.
+   */
   private static long time(
       ProcessGroup pg,
+      BenchMemory memory,
       BenchCollective collective,
-      HostBuffer input,
-      HostBuffer output,
+      TensorBuffer input,
+      TensorBuffer output,
       ReduceOp op,
       int root,
       long iterations) {
     long start = System.nanoTime();
+    Work last = null;
     for (long i = 0; i < iterations; i++) {
-      collective.start(pg, input, output, op, root).await();
+      last = collective.start(pg, input, output, op, root);
+      if (!memory.queueAll()) {
+        last.await();
+      }
+    }
+    if (last != null) {
+      last.await();
     }
     return System.nanoTime() - start;
-  }
-
-  private static HostBuffer slice(ByteBuffer b, long bytes, DataType type) {
-    return HostBuffer.of(b.duplicate().clear().limit((int) bytes), type);
   }
 
   /** Writes known values, runs the collective once, counts wrong elements (summed over ranks). */
   private static long check(
       ProcessGroup pg,
+      BenchMemory memory,
       BenchCollective collective,
       DataType type,
       ReduceOp op,
       int root,
       long count,
-      HostBuffer input,
-      HostBuffer output,
-      ByteBuffer in,
-      ByteBuffer out) {
+      TensorBuffer input,
+      TensorBuffer output) {
     int n = pg.size();
     int rank = pg.rank();
+    ByteBuffer in = memory.hostIn();
+    ByteBuffer out = memory.hostOut();
     long inCount = collective.inputCount(count, n);
     long offset = collective == BenchCollective.ALLGATHER ? rank * inCount : 0;
     for (long i = 0; i < inCount; i++) {
       BenchData.put(in, type, i, BenchData.value(rank, offset + i));
     }
+    memory.upload(type.bytesFor(inCount));
     collective.start(pg, input, output, op, root).await();
+    memory.download(type.bytesFor(inCount), type.bytesFor(collective.outputCount(count, n)));
     long wrong = 0;
     switch (collective) {
       case ALLREDUCE:
@@ -163,8 +189,6 @@ public final class BenchWorker {
           wrong += BenchData.get(out, type, i) == want ? 0 : 1;
         }
     }
-    long[] total = {wrong};
-    pg.allReduce(HostBuffer.of(total), ReduceOp.SUM).await();
-    return total[0];
+    return memory.sumOverRanks(pg, wrong);
   }
 }

@@ -47,6 +47,9 @@ class BenchCommandTest {
     assertThat(rows).hasSizeGreaterThanOrEqualTo(12);
     assertThat(rows).allSatisfy(r -> assertThat(r).endsWith("OK"));
     assertThat(rows.get(rows.size() - 1).trim()).startsWith(ranks == 2 ? "65536" : "655");
+    boolean inPlace = op.equals("allreduce") || op.equals("broadcast");
+    assertThat(Files.readAllLines(table).get(0))
+        .endsWith(inPlace ? ", in place" : ", out of place");
   }
 
   @org.junit.jupiter.api.Test

@@ -15,10 +15,11 @@ import jcuda.driver.JCudaDriver;
 
 /**
  * One rank's correctness run: every op x dtype x size class (0, 1, odd, unaligned, not divisible by
- * the ranks, larger than one launch), in place and out of place, for each algorithm; random inputs
- * that every rank can recompute (TestValues), a float64 reference, output poisoned before each run,
- * and the input of out-of-place runs checked unchanged. Prints one line per case on rank 0
- * (failures on every rank) and returns the number of failed cases.
+ * the ranks, larger than one launch, 1 GiB), in place and out of place, for each algorithm, then
+ * {@link CollectiveCheck}'s reduceScatter, allGather and broadcast cases; random inputs that every
+ * rank can recompute (TestValues), a float64 reference, output poisoned before each run, and the
+ * input of out-of-place runs checked unchanged. Prints one line per case on rank 0 (failures on
+ * every rank) and returns the number of failed cases.
  */
 final class AllReduceCheck {
 
@@ -76,11 +77,11 @@ final class AllReduceCheck {
       allReduce(algo, DataType.INT64, ReduceOp.MAX, big / 8 + 3, 0, false);
     }
     chooser.set("auto");
-    for (long n : new long[] {0, 7, 1_000_003}) {
-      broadcast(DataType.FLOAT32, n);
-      allGather(DataType.INT32, n);
+    if (full) {
+      // 1 GiB (the largest size): several launches through the scratch.
+      allReduce("auto", DataType.FLOAT32, ReduceOp.SUM, 1L << 28, 0, true);
     }
-    broadcast(DataType.BFLOAT16, 4097);
+    new CollectiveCheck(pg, this, stream).runAll(full);
     barrier();
   }
 
@@ -158,66 +159,6 @@ final class AllReduceCheck {
       }
     }
     return wrong == 0 ? null : wrong + " of " + n + " elements wrong; " + first;
-  }
-
-  void broadcast(DataType t, long n) {
-    long s = seed++;
-    int root = pg.size() - 1;
-    String what = String.format("broadcast %-8s %9d root %d", t, n, root);
-    long bytes = t.bytesFor(n);
-    try (DeviceMemory a = new DeviceMemory(bytes)) {
-      ByteBuffer host = DeviceMemory.host(bytes);
-      for (long i = 0; i < n; i++) {
-        TestValues.put(host, i, t, TestValues.value(s, pg.rank(), i, t, ReduceOp.SUM));
-      }
-      a.upload(host, bytes);
-      pg.broadcast(new DeviceBuffer(a.address, pg.deviceIndex(), stream, n, t), root).await();
-      a.download(host, bytes);
-      String bad = null;
-      for (long i = 0; i < n && bad == null; i++) {
-        double want = TestValues.value(s, root, i, t, ReduceOp.SUM);
-        if (TestValues.get(host, i, t) != want) {
-          bad = "element " + i + " is " + TestValues.get(host, i, t) + ", expected " + want;
-        }
-      }
-      report(what, bad);
-    } catch (RuntimeException e) {
-      report(what, e.toString());
-    }
-  }
-
-  void allGather(DataType t, long n) {
-    long s = seed++;
-    String what = String.format("allGather %-8s %9d per rank", t, n);
-    long part = t.bytesFor(n);
-    try (DeviceMemory a = new DeviceMemory(part);
-        DeviceMemory b = new DeviceMemory(part * pg.size())) {
-      ByteBuffer host = DeviceMemory.host(part);
-      for (long i = 0; i < n; i++) {
-        TestValues.put(host, i, t, TestValues.value(s, pg.rank(), i, t, ReduceOp.SUM));
-      }
-      a.upload(host, part);
-      b.fill(POISON);
-      pg.allGather(
-              new DeviceBuffer(a.address, pg.deviceIndex(), stream, n, t),
-              new DeviceBuffer(b.address, pg.deviceIndex(), stream, n * pg.size(), t))
-          .await();
-      ByteBuffer all = DeviceMemory.host(part * pg.size());
-      b.download(all, part * pg.size());
-      String bad = null;
-      for (int r = 0; r < pg.size() && bad == null; r++) {
-        for (long i = 0; i < n && bad == null; i++) {
-          double want = TestValues.value(s, r, i, t, ReduceOp.SUM);
-          double g = TestValues.get(all, r * n + i, t);
-          if (g != want) {
-            bad = "block " + r + " element " + i + " is " + g + ", expected " + want;
-          }
-        }
-      }
-      report(what, bad);
-    } catch (RuntimeException e) {
-      report(what, e.toString());
-    }
   }
 
   void barrier() {

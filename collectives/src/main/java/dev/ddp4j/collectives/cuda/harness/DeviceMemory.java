@@ -43,6 +43,21 @@ final class DeviceMemory implements AutoCloseable {
     check(JCudaDriver.cuCtxSynchronize(), "cuCtxSynchronize");
   }
 
+  /** Copies {@code bytes} to device address {@code address} and waits until they are there. */
+  static void upload(ByteBuffer src, long address, long bytes) {
+    if (bytes > 0) {
+      check(JCudaDriver.cuMemcpyHtoD(Cu.ptr(address), Pointer.to(src), bytes), "cuMemcpyHtoD");
+    }
+    check(JCudaDriver.cuCtxSynchronize(), "cuCtxSynchronize");
+  }
+
+  /** Copies {@code bytes} from device address {@code address}. */
+  static void download(ByteBuffer dst, long address, long bytes) {
+    if (bytes > 0) {
+      check(JCudaDriver.cuMemcpyDtoH(Pointer.to(dst), Cu.ptr(address), bytes), "cuMemcpyDtoH");
+    }
+  }
+
   void download(ByteBuffer dst, long bytes) {
     if (bytes > 0) {
       check(JCudaDriver.cuMemcpyDtoH(Pointer.to(dst), ptr, bytes), "cuMemcpyDtoH");

@@ -29,7 +29,7 @@ final class StagedCheck {
   private final CudaProcessGroup pg;
   private final AllReduceCheck base;
   private final CUstream stream = new CUstream();
-  private long seed = 1_000_000;
+  private final CollectiveCheck moves;
 
   StagedCheck(CudaProcessGroup pg, SwitchableChooser chooser, PrintStream out) {
     this.pg = pg;
@@ -37,6 +37,7 @@ final class StagedCheck {
     Cu.check(
         JCudaDriver.cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING),
         "cuStreamCreate");
+    this.moves = new CollectiveCheck(pg, base, Cu.handle(stream));
   }
 
   int cases() {
@@ -67,55 +68,19 @@ final class StagedCheck {
     }
     base.allReduce("staged", DataType.FLOAT32, ReduceOp.SUM, 3_000_017, 1, false);
     for (long n : new long[] {0, 1, 7, 1_000_003}) {
-      base.broadcast(DataType.FLOAT32, n);
-      base.allGather(DataType.INT32, n);
-      reduceScatter(DataType.FLOAT32, ReduceOp.SUM, n);
-      reduceScatter(DataType.BFLOAT16, ReduceOp.AVG, n);
+      moves.broadcast(DataType.FLOAT32, n, pg.size() - 1);
+      moves.allGather(DataType.INT32, n, 0, false);
+      moves.reduceScatter(DataType.FLOAT32, ReduceOp.SUM, n, 0, false);
+      moves.reduceScatter(DataType.BFLOAT16, ReduceOp.AVG, n, 0, true);
     }
-    base.broadcast(DataType.BFLOAT16, 4097);
-    reduceScatter(DataType.INT64, ReduceOp.MAX, 300_007);
+    moves.broadcast(DataType.BFLOAT16, 4097, 0);
+    moves.reduceScatter(DataType.INT64, ReduceOp.MAX, 300_007, 0, false);
     streamOrder(5_000_000);
     if (large) {
       base.allReduce("staged", DataType.FLOAT32, ReduceOp.SUM, 64L << 20, 0, true); // 256 MiB
-      base.allGather(DataType.FLOAT32, (32L << 20) + 3);
+      moves.allGather(DataType.FLOAT32, (32L << 20) + 3, 0, false);
     }
     base.barrier();
-  }
-
-  private void reduceScatter(DataType t, ReduceOp op, long n) {
-    long s = seed++;
-    int size = pg.size();
-    String what = String.format("reduceScatter %-7s %-8s %9d per rank", op, t, n);
-    long wholeBytes = t.bytesFor(n * size);
-    try (DeviceMemory in = new DeviceMemory(wholeBytes);
-        DeviceMemory out = new DeviceMemory(t.bytesFor(n))) {
-      ByteBuffer host = DeviceMemory.host(wholeBytes);
-      for (long i = 0; i < n * size; i++) {
-        TestValues.put(host, i, t, TestValues.value(s, pg.rank(), i, t, op));
-      }
-      in.upload(host, wholeBytes);
-      out.fill(POISON);
-      long h = Cu.handle(stream);
-      pg.reduceScatter(
-              new DeviceBuffer(in.address, pg.deviceIndex(), h, n * size, t),
-              new DeviceBuffer(out.address, pg.deviceIndex(), h, n, t),
-              op)
-          .await();
-      ByteBuffer got = DeviceMemory.host(t.bytesFor(n));
-      out.download(got, t.bytesFor(n));
-      String bad = null;
-      for (long i = 0; i < n && bad == null; i++) {
-        long at = pg.rank() * n + i;
-        double ref = TestValues.reference(s, size, at, t, op);
-        double g = TestValues.get(got, i, t);
-        if (!(Math.abs(g - ref) <= TestValues.tolerance(s, size, at, t, op, ref))) {
-          bad = "element " + i + " is " + g + ", expected " + ref;
-        }
-      }
-      base.report(what, bad);
-    } catch (RuntimeException e) {
-      base.report(what, e.toString());
-    }
   }
 
   /**

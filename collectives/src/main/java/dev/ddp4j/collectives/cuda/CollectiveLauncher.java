@@ -1,0 +1,294 @@
+package dev.ddp4j.collectives.cuda;
+
+import dev.ddp4j.DataType;
+import dev.ddp4j.DeviceBuffer;
+import dev.ddp4j.ReduceOp;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.Locale;
+import jcuda.Pointer;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUfunction_attribute;
+import jcuda.driver.CUmodule;
+import jcuda.driver.CUstream;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * Queues one rank's reduce-scatter, all-gather and broadcast kernels ({@code
+ * src/main/cuda/ddp4j_collectives.cu}, "push, then combine") over the all-reduce's IPC scratch,
+ * taking launch sequence numbers from the same counter, so that these kernels and the all-reduce
+ * kernels can follow each other in any order. A message larger than a scratch slot runs as several
+ * launches. Not thread safe: its process group calls it one collective at a time.
+ */
+final class CollectiveLauncher implements AutoCloseable {
+
+  static final String RESOURCE = "/dev/ddp4j/collectives/cuda/ddp4j_collectives.fatbin";
+  private static final int PARAM_WORDS = 20;
+
+  private final int rank;
+  private final int size;
+  private final long timeoutNs;
+  private final int maxBlocks;
+  private final AllReduceLauncher allReduce;
+  private final PeerScratch scratch;
+  private final CUmodule module = new CUmodule();
+  private final CUfunction[][] reduceScatter =
+      new CUfunction[DataType.values().length][ReduceOp.values().length];
+  private final CUfunction allGather = new CUfunction();
+  private final CUfunction broadcast = new CUfunction();
+
+  /** BulkPushExperiment's kernels, resolved on first use. */
+  private final java.util.Map<String, CUfunction> experiments = new java.util.HashMap<>();
+
+  /** Dynamic shared memory of the bulk kernel: BULK_BUFS x BULK_SUB of the .cu file. */
+  private static final int BULK_SHARED_BYTES = 4 * (16 << 10);
+
+  /** The kernels' Params struct as 64-bit words in native order, read by the driver per launch. */
+  private final ByteBuffer params =
+      ByteBuffer.allocateDirect(PARAM_WORDS * 8).order(ByteOrder.nativeOrder());
+
+  private final Pointer kernelParams = Pointer.to(Pointer.to(params));
+  private final boolean directLaunch = DirectLaunch.available();
+  private final ByteBuffer paramArray = directLaunch ? DirectLaunch.paramArray(params) : null;
+  private final long paramArrayAddress = directLaunch ? DirectLaunch.address(paramArray) : 0;
+
+  /**
+   * Loads the kernels into the current context; launches go over {@code allReduce}'s scratch.
+   *
+   * @param maxBlocks the most pusher blocks one launch uses (the grid is twice that)
+   */
+  CollectiveLauncher(
+      int rank, int size, Duration timeout, int maxBlocks, AllReduceLauncher allReduce) {
+    this.rank = rank;
+    this.size = size;
+    this.timeoutNs = timeout.toNanos();
+    this.maxBlocks = Math.max(1, Math.min(maxBlocks, ScratchLayout.MAX_BLOCKS / 2));
+    this.allReduce = allReduce;
+    this.scratch = allReduce.scratch();
+    Cu.check(JCudaDriver.cuModuleLoadData(module, image()), "cuModuleLoadData of " + RESOURCE);
+    for (DataType t : DataType.values()) {
+      for (ReduceOp op : ReduceOp.values()) {
+        CUfunction f = new CUfunction();
+        String name = reduceScatterName(t, op);
+        Cu.check(JCudaDriver.cuModuleGetFunction(f, module, name), "cuModuleGetFunction " + name);
+        reduceScatter[t.ordinal()][op.ordinal()] = f;
+      }
+    }
+    Cu.check(
+        JCudaDriver.cuModuleGetFunction(allGather, module, "ddp4j_allgather_bytes"),
+        "cuModuleGetFunction ddp4j_allgather_bytes");
+    Cu.check(
+        JCudaDriver.cuModuleGetFunction(broadcast, module, "ddp4j_broadcast_bytes"),
+        "cuModuleGetFunction ddp4j_broadcast_bytes");
+  }
+
+  static String reduceScatterName(DataType t, ReduceOp op) {
+    String o = op == ReduceOp.PRODUCT ? "prod" : op.name().toLowerCase(Locale.ROOT);
+    return "ddp4j_reducescatter_" + t.ncclName() + "_" + o;
+  }
+
+  /**
+   * Reduces {@code in} (size blocks of {@code out.count()} elements) into {@code out}, this rank's
+   * block; {@code out} is disjoint from {@code in} or is exactly block rank of it.
+   */
+  void reduceScatter(DeviceBuffer in, DeviceBuffer out, ReduceOp op, CUstream stream) {
+    DataType t = out.dataType();
+    CUfunction f = reduceScatter[t.ordinal()][op.ordinal()];
+    long block = out.count();
+    long piece = scratch.layout().slotBytes() / t.sizeBytes();
+    for (long done = 0; done < block; done += piece) {
+      long n = Math.min(piece, block - done);
+      long at = t.bytesFor(done);
+      launch(
+          f, in.devicePointer() + at, out.devicePointer() + at, n, block, 0, t.bytesFor(n), stream);
+    }
+  }
+
+  /**
+   * Gathers every rank's {@code partBytes} from {@code in} into {@code out} (size parts); {@code
+   * in} is disjoint from {@code out} or is exactly part rank of it.
+   */
+  void allGather(long in, long out, long partBytes, CUstream stream) {
+    long piece = scratch.layout().slotBytes();
+    for (long done = 0; done < partBytes; done += piece) {
+      long n = Math.min(piece, partBytes - done);
+      launch(allGather, in + done, out + done, n, partBytes, 0, n, stream);
+    }
+  }
+
+  /** Copies rank {@code root}'s {@code bytes} at {@code buffer} into every other rank's. */
+  void broadcast(long buffer, long bytes, int root, CUstream stream) {
+    broadcast(buffer, bytes, root, maxBlocks, stream);
+  }
+
+  /** {@link #broadcast} with at most {@code blocks} pusher blocks (BulkPushExperiment's sweep). */
+  void broadcast(long buffer, long bytes, int root, int blocks, CUstream stream) {
+    long piece = scratch.layout().slotBytes();
+    for (long done = 0; done < bytes; done += piece) {
+      long n = Math.min(piece, bytes - done);
+      launch(
+          broadcast,
+          buffer + done,
+          buffer + done,
+          n,
+          0,
+          root,
+          blocksFor(n, blocks),
+          0,
+          CostTableChooser.STEP_BYTES,
+          stream);
+    }
+  }
+
+  /**
+   * Runs one of the experiment kernels of {@link BulkPushExperiment} ({@code
+   * ddp4j_bulkoneshot_float32_sum}, {@code ddp4j_pulloneshot_float32_sum}, {@code
+   * ddp4j_pullbroadcast_bytes}) over {@code count} elements of {@code elemBytes} (16-byte aligned
+   * buffers, whole 16-byte vectors), in pieces of a slot, with {@code blocks} pusher (stager)
+   * blocks and {@code stepBytes} per flag.
+   */
+  void experiment(
+      String kernel,
+      long in,
+      long out,
+      long count,
+      int elemBytes,
+      int root,
+      int blocks,
+      long stepBytes,
+      CUstream stream) {
+    boolean bulk = kernel.startsWith("ddp4j_bulk");
+    CUfunction f =
+        experiments.computeIfAbsent(
+            kernel,
+            k -> {
+              CUfunction g = new CUfunction();
+              Cu.check(JCudaDriver.cuModuleGetFunction(g, module, k), "cuModuleGetFunction " + k);
+              if (bulk) {
+                Cu.check(
+                    JCudaDriver.cuFuncSetAttribute(
+                        g,
+                        CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                        BULK_SHARED_BYTES),
+                    "cuFuncSetAttribute of the bulk kernel's shared memory");
+              }
+              return g;
+            });
+    long piece = scratch.layout().slotBytes() / elemBytes;
+    for (long done = 0; done < count; done += piece) {
+      long n = Math.min(piece, count - done);
+      long at = done * elemBytes;
+      launch(
+          f,
+          in + at,
+          out + at,
+          n,
+          0,
+          root,
+          blocks,
+          bulk ? BULK_SHARED_BYTES : 0,
+          stepBytes,
+          stream);
+    }
+  }
+
+  /** Pusher blocks for {@code pushBytes} per destination: one per 32 KiB, at most {@code max}. */
+  private static int blocksFor(long pushBytes, int max) {
+    long perBlock = CostTableChooser.BYTES_PER_BLOCK;
+    return (int) Math.max(1, Math.min(max, (pushBytes + perBlock - 1) / perBlock));
+  }
+
+  private void launch(
+      CUfunction f,
+      long in,
+      long out,
+      long count,
+      long stride,
+      int root,
+      long pushBytes,
+      CUstream stream) {
+    launch(
+        f,
+        in,
+        out,
+        count,
+        stride,
+        root,
+        blocksFor(pushBytes, maxBlocks),
+        0,
+        CostTableChooser.STEP_BYTES,
+        stream);
+  }
+
+  private void launch(
+      CUfunction f,
+      long in,
+      long out,
+      long count,
+      long stride,
+      int root,
+      int blocks,
+      int sharedBytes,
+      long stepBytes,
+      CUstream stream) {
+    params.putLong(0, in);
+    params.putLong(8, out);
+    params.putLong(16, count);
+    params.putLong(24, allReduce.nextSeq());
+    params.putLong(32, rank);
+    params.putLong(40, size);
+    params.putLong(48, scratch.layout().slotBytes());
+    params.putLong(56, stepBytes);
+    params.putLong(64, blocks);
+    params.putLong(72, timeoutNs);
+    params.putLong(80, stride);
+    params.putLong(88, root);
+    for (int r = 0; r < size; r++) {
+      params.putLong(96 + 8 * r, scratch.base(r));
+    }
+    int rc =
+        directLaunch && sharedBytes == 0
+            ? DirectLaunch.launch(
+                DirectLaunch.handle(f),
+                2 * blocks,
+                AllReduceKernels.THREADS,
+                Cu.handle(stream),
+                paramArrayAddress)
+            : JCudaDriver.cuLaunchKernel(
+                f,
+                2 * blocks,
+                1,
+                1,
+                AllReduceKernels.THREADS,
+                1,
+                1,
+                sharedBytes,
+                stream,
+                kernelParams,
+                null);
+    if (rc != 0) {
+      Cu.check(rc, "cuLaunchKernel of a " + count + "-element collective on " + blocks + " blocks");
+    }
+  }
+
+  private static byte[] image() {
+    try (InputStream in = CollectiveLauncher.class.getResourceAsStream(RESOURCE)) {
+      if (in == null) {
+        throw new IllegalStateException(
+            RESOURCE + " is missing from the classpath (build it with scripts/build-kernels.sh)");
+      }
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read " + RESOURCE, e);
+    }
+  }
+
+  /** Unloads the kernels; needs the context current and no launch in flight. */
+  @Override
+  public void close() {
+    JCudaDriver.cuModuleUnload(module);
+  }
+}
