@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds a self-contained bundle for GPU machines without Java or network (shared/device/README.md): a jlink
-# runtime of JDK 17, the jars the cuda backend and its GPU tests/bench need (JCuda's natives without the 24 MB
-# libJNvPTXCompiler, which ddp4j never loads), the test classes, launcher.jar (for `java -jar launcher.jar bench
-# --backend cuda`), NCCL's reference harnesses (shared/device's all-reduce one, bench/'s four collectives) and
+# runtime of JDK 17, launcher.jar (shaded: the cuda backend with JCuda's natives without the 24 MB
+# libJNvPTXCompiler, which ddp4j never loads; also `java -jar launcher.jar bench --backend cuda`), the jars and
+# test classes the GPU tests add in lib/, NCCL's reference harnesses (shared/device's all-reduce one, bench/'s four collectives) and
 # run-gpu.sh.
 # Usage: scripts/make-bundle.sh [OUT_DIR] (default: bundle/ in this checkout). The result stays under 64 MiB.
 # On the GPU machine: bash OUT_DIR/run-gpu.sh (see that script for its steps).
@@ -25,19 +25,10 @@ jar() { # group artifact version [classifier]
   local g=${1//.//} f="$2-$3${4:+-$4}.jar"
   cp "$m2/$g/$2/$3/$f" "$out/lib/$f"
 }
-cp "$repo"/ddp-api/target/ddp-api-*.jar "$repo"/collectives/target/collectives-*.jar "$out/lib/"
-rm -f "$out"/lib/*-sources.jar "$out"/lib/*-tests.jar
+# The runtime (ddp-api, collectives, JCuda and its natives without libJNvPTXCompiler, JNA, Netty) is the shaded
+# launcher.jar, on every class path the scripts build; lib/ holds only what the GPU tests add on top of it.
+cp "$repo/launcher/target/launcher.jar" "$out/launcher.jar"
 "$jdk/bin/jar" cf "$out/lib/collectives-test-classes.jar" -C "$repo/collectives/target/test-classes" .
-jar org.jcuda jcuda 12.6.0
-jar net.java.dev.jna jna 5.19.1
-# Netty: the cpu backend's socket transport, which the cuda backend's host-staged path uses between hosts.
-for n in buffer common transport resolver codec-base handler transport-native-unix-common; do
-  jar io.netty "netty-$n" 4.2.18.Final
-done
-natives=$(mktemp -d)
-(cd "$natives" && "$jdk/bin/jar" xf "$m2/org/jcuda/jcuda-natives/12.6.0/jcuda-natives-12.6.0-linux-x86_64.jar" \
-  && rm -f lib/libJNvPTXCompiler-*.so && "$jdk/bin/jar" cf "$out/lib/jcuda-natives-12.6.0-linux-x86_64.jar" .)
-rm -rf "$natives"
 jar org.junit.jupiter junit-jupiter-api 5.14.1
 jar org.junit.jupiter junit-jupiter-engine 5.14.1
 jar org.junit.platform junit-platform-commons 1.14.1
@@ -49,7 +40,6 @@ jar org.assertj assertj-core 3.27.7
 
 cp "$shared/nccl_bench.sh" "$shared/nccl_bench.cu" "$out/"
 cp "$repo/bench/nccl_collectives.sh" "$repo/bench/nccl_collectives.cu" "$out/"
-cp "$repo/launcher/target/launcher.jar" "$out/launcher.jar"
 cp "$repo/scripts/run-gpu.sh" "$out/run-gpu.sh"
 cp "$repo/scripts/staged-vs-ipc-table.py" "$out/"
 cp "$repo/scripts/cuda-ops-table.py" "$out/"

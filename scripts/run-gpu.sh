@@ -15,7 +15,7 @@ mkdir -p "$out"
 # NVLink multicast stays off on shared machines (the device README says why).
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 java="$here/jre/bin/java"
-cp="$here/lib/*"
+cp="$here/launcher.jar:$here/lib/*"
 steps=${STEPS:-topo tests bench nccl}
 nproc=$(nvidia-smi -L | wc -l)
 for step in $steps; do
