@@ -102,7 +102,7 @@ public final class LaunchCommand implements Callable<Integer> {
       paramLabel = "K",
       defaultValue = "0",
       description =
-          "Restart the whole group up to K times after a failure. Default: ${DEFAULT-VALUE}.")
+          "Restart the whole group (every node's, in a multi-node job) up to K times after a failure. Default: ${DEFAULT-VALUE}.")
   int maxRestarts;
 
   @Option(

@@ -79,14 +79,6 @@ final class LaunchConfigParser {
       throw new UsageException(
           "--max-restarts=" + f.maxRestarts + " is not accepted (expected: 0 or more)");
     }
-    if (f.maxRestarts > 0 && nnodes > 1) {
-      throw new UsageException(
-          "--max-restarts="
-              + f.maxRestarts
-              + " with --nnodes="
-              + nnodes
-              + " is not supported yet (expected: --max-restarts=0 for multi-node jobs)");
-    }
     if (!(f.monitorIntervalSeconds > 0) || f.monitorIntervalSeconds > 60) {
       throw new UsageException(
           "--monitor-interval="

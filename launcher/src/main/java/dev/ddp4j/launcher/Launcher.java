@@ -74,24 +74,49 @@ final class Launcher {
     }
   }
 
+  /**
+   * Every node runs the same rounds: a worker failure anywhere ends the round on every node and,
+   * while restarts remain, all of them start the next round together (torchrun's elastic agent
+   * restarts the whole job the same way, minus the elasticity).
+   */
   private int runMultiNode() {
     try (NodeRendezvous rdzv = NodeRendezvous.join(c, log)) {
-      GroupOutcome o = runAttempt(rdzv.nodeRank(), 0, rdzv.workerStore(), rdzv::peerProblem);
-      int stopped = stopCurrent();
-      if (o.kind() == GroupOutcome.Kind.SUCCEEDED) {
-        Optional<String> problem = rdzv.finishSucceeded();
-        if (problem.isEmpty()) {
-          return 0;
+      for (int round = 0; ; round++) {
+        if (round > 0) {
+          rdzv.startRound(round);
         }
-        log.println("[launcher] job failed: " + problem.get());
+        boolean last = round >= c.maxRestarts();
+        GroupOutcome o = runAttempt(rdzv.nodeRank(), round, rdzv.workerStore(), rdzv::peerProblem);
+        int stopped = stopCurrent();
+        String report;
+        if (o.kind() == GroupOutcome.Kind.SUCCEEDED) {
+          Optional<String> problem = rdzv.finishSucceeded(last);
+          if (problem.isEmpty()) {
+            return 0;
+          }
+          report = "[launcher] job failed: " + problem.get() + "\n";
+        } else {
+          report = FailureReport.format(o, stopped, round);
+          if (o.kind() == GroupOutcome.Kind.FAILED) {
+            rdzv.publishFailure(report, last);
+          }
+        }
+        boolean restartable = o.kind() == GroupOutcome.Kind.FAILED || rdzv.peerFailed();
+        if (!last && restartable && !shuttingDown) {
+          log.print(report.replace("job failed", "round " + round + " failed"));
+          log.println(
+              "[launcher] node "
+                  + rdzv.nodeRank()
+                  + " restarting the job with every node (restart "
+                  + (round + 1)
+                  + " of "
+                  + c.maxRestarts()
+                  + ")");
+          continue;
+        }
+        log.print(report);
         return 1;
       }
-      String report = FailureReport.format(o, stopped, 0);
-      if (o.kind() == GroupOutcome.Kind.FAILED) {
-        rdzv.publishFailure(report);
-      }
-      log.print(report);
-      return 1;
     }
   }
 

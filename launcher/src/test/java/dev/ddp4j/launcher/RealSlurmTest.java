@@ -105,7 +105,7 @@ class RealSlurmTest {
 
   private static boolean portFree(int port) {
     try (java.net.ServerSocket s = new java.net.ServerSocket(port)) {
-      return true;
+      return s.isBound();
     } catch (IOException e) {
       return false;
     }
