@@ -181,6 +181,13 @@ public final class LaunchCommand implements Callable<Integer> {
           "Do not bind workers to their GPU's NUMA node with numactl (bound by default where known).")
   boolean noNumaBind;
 
+  @Option(
+      names = "--no-gpu-order",
+      description =
+          "Give local rank i GPU i instead of the GPU order the topology recommends (applied by default"
+              + " through CUDA_VISIBLE_DEVICES; also DDP4J_GPU_ORDER=0).")
+  boolean noGpuOrder;
+
   @Parameters(
       index = "0",
       arity = "0..1",

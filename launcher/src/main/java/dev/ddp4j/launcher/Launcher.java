@@ -30,6 +30,9 @@ final class Launcher {
   }
 
   int run() {
+    if (c.gpus() != null && c.gpus().note() != null) {
+      log.println("[launcher] " + c.gpus().note());
+    }
     Thread hook = new Thread(this::onSignal, "ddp4j-launcher-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
