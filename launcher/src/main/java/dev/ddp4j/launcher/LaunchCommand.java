@@ -16,10 +16,6 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "launcher.jar",
     mixinStandardHelpOptions = true,
-    subcommands = {
-      dev.ddp4j.launcher.topo.TopoCommand.class,
-      dev.ddp4j.launcher.bench.BenchCommand.class
-    },
     versionProvider = LaunchCommand.Version.class,
     sortOptions = false,
     usageHelpAutoWidth = true,
@@ -203,7 +199,16 @@ public final class LaunchCommand implements Callable<Integer> {
   List<String> programArgs = new ArrayList<>();
 
   static CommandLine commandLine() {
+    return commandLine(true);
+  }
+
+  /** The command model, with the topo and bench subcommands or (quicker to build) without. */
+  static CommandLine commandLine(boolean withSubcommands) {
     CommandLine cl = new CommandLine(new LaunchCommand());
+    if (withSubcommands) {
+      cl.addSubcommand(new dev.ddp4j.launcher.topo.TopoCommand());
+      cl.addSubcommand(new dev.ddp4j.launcher.bench.BenchCommand());
+    }
     cl.setStopAtPositional(true);
     cl.setUnmatchedOptionsArePositionalParams(false);
     // Bad flags: one line naming the flag and the accepted forms, exit 2 (no usage dump).

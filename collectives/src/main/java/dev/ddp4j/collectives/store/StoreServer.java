@@ -109,6 +109,40 @@ public final class StoreServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Loads and initializes the classes a server start needs (Netty's event loops, channels,
+   * allocator and this package's handlers), so that a process can do it on another thread while it
+   * parses its command line and a later {@link #start} is quicker. Safe to skip; errors are left
+   * for {@code start} to report.
+   */
+  public static void preload() {
+    ClassLoader loader = StoreServer.class.getClassLoader();
+    for (String name :
+        new String[] {
+          "io.netty.util.internal.PlatformDependent",
+          "io.netty.channel.MultiThreadIoEventLoopGroup",
+          "io.netty.channel.nio.NioIoHandler",
+          "io.netty.channel.SingleThreadIoEventLoop",
+          "io.netty.util.concurrent.GlobalEventExecutor",
+          "io.netty.channel.group.DefaultChannelGroup",
+          "io.netty.bootstrap.ServerBootstrap",
+          "io.netty.channel.socket.nio.NioServerSocketChannel",
+          "io.netty.channel.socket.nio.NioSocketChannel",
+          "io.netty.channel.DefaultChannelPipeline",
+          "io.netty.buffer.ByteBufAllocator",
+          "io.netty.handler.codec.LengthFieldBasedFrameDecoder",
+          "dev.ddp4j.collectives.store.StoreServerHandler",
+          "dev.ddp4j.collectives.store.StoreCodec",
+          "dev.ddp4j.collectives.store.StoreAuth",
+        }) {
+      try {
+        Class.forName(name, true, loader);
+      } catch (ClassNotFoundException | LinkageError e) {
+        return;
+      }
+    }
+  }
+
   /** {@link #start(String, int, String, int)} with the default frame limit. */
   public static StoreServer start(String host, int port, String secret) {
     return start(host, port, secret, StoreProtocolDescriptor.DEFAULT_MAX_FRAME_BYTES);
