@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
  * The launcher under a real Slurm: {@code src/test/slurm/slurm-job.sh} starts slurmctld and two
  * slurmd daemons (two nodes on this host, Debian's slurm-wlm) and runs {@code srun --nodes=2
  * --ntasks-per-node=1 java ... LauncherMain --nproc-per-node=2 BarrierWorker} with no node flags:
- * the launchers must learn the node count, their node rank and the master from Slurm alone.
+ * the launchers must learn the node count, their node rank and the master from Slurm alone; and a
+ * worker failing on one node must end the job step non-zero, naming it, with no worker left.
  *
  * <p>Skipped only when not root or when slurm-wlm is missing and apt-get is not there to install
  * it; with slurm-wlm installed, daemons that do not start fail the test with their logs. CI ({@code
@@ -29,6 +30,35 @@ class RealSlurmTest {
 
   @Test
   void srunOfTwoLaunchersOnTwoSlurmNodesShouldFormOneJobOfFourRanks() throws Exception {
+    Job job = srun("BarrierWorker");
+    assertThat(job.exitCode).as(job.output).isZero();
+    for (int r = 0; r < 4; r++) {
+      assertThat(job.output)
+          .contains("[rank" + r + "]:passed barrier")
+          .contains(
+              "[rank" + r + "]:rank=" + r + " world=4 local=" + (r % 2) + "/2 group=" + (r / 2));
+    }
+    assertThat(job.output).contains("(hosting the store)");
+  }
+
+  @Test
+  void aWorkerFailingUnderSrunShouldEndTheStepNonZeroNamingItAndLeaveNoWorker() throws Exception {
+    Job job = srun("ExitWorker", "3", "7");
+    assertThat(job.exitCode).as(job.output).isNotZero();
+    assertThat(job.output).contains("root cause rank 3").contains("exit code 7");
+    List<Long> pids = new ArrayList<>();
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("pid=(\\d+)").matcher(job.output);
+    while (m.find()) {
+      pids.add(Long.parseLong(m.group(1)));
+    }
+    assertThat(pids).hasSize(4);
+    assertThat(LauncherRun.allDead(pids)).isTrue();
+  }
+
+  private record Job(int exitCode, String output) {}
+
+  /** Runs slurm-job.sh: two Slurm nodes, one launcher per node, 2 workers each, no node flags. */
+  private static Job srun(String... program) throws Exception {
     String user = System.getProperty("user.name");
     Assumptions.assumeTrue(
         "root".equals(user), "needs root to start slurmctld and slurmd (running as " + user + ")");
@@ -46,9 +76,8 @@ class RealSlurmTest {
     for (String j : LauncherRun.FAST_JVM) {
       cmd.add("--jvm-arg=" + j);
     }
-    cmd.addAll(
-        List.of(
-            "--nproc-per-node=2", "--master-port=" + MultiNodeTest.freePort(), "BarrierWorker"));
+    cmd.addAll(List.of("--nproc-per-node=2", "--master-port=" + MultiNodeTest.freePort()));
+    cmd.addAll(List.of(program));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     Path out = Files.createTempFile("ddp4j-slurm", ".log");
     pb.redirectOutput(out.toFile());
@@ -63,15 +92,7 @@ class RealSlurmTest {
       boolean ended = p.waitFor(100, TimeUnit.SECONDS);
       String output = Files.readString(out);
       assertThat(ended).as("slurm-job.sh still running after 100 s; output:\n" + output).isTrue();
-      assertThat(p.exitValue()).as(output).isZero();
-      for (int r = 0; r < 4; r++) {
-        assertThat(output)
-            .as(output)
-            .contains("[rank" + r + "]:passed barrier")
-            .contains(
-                "[rank" + r + "]:rank=" + r + " world=4 local=" + (r % 2) + "/2 group=" + (r / 2));
-      }
-      assertThat(output).contains("(hosting the store)");
+      return new Job(p.exitValue(), output);
     } finally {
       // SIGTERM: the script's trap stops the daemons (and srun its tasks).
       p.destroy();
