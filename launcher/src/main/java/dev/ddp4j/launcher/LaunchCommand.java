@@ -16,10 +16,6 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "launcher.jar",
     mixinStandardHelpOptions = true,
-    subcommands = {
-      dev.ddp4j.launcher.topo.TopoCommand.class,
-      dev.ddp4j.launcher.bench.BenchCommand.class
-    },
     versionProvider = LaunchCommand.Version.class,
     sortOptions = false,
     usageHelpAutoWidth = true,
@@ -102,7 +98,7 @@ public final class LaunchCommand implements Callable<Integer> {
       paramLabel = "K",
       defaultValue = "0",
       description =
-          "Restart the whole group up to K times after a failure. Default: ${DEFAULT-VALUE}.")
+          "Restart the whole group (every node's, in a multi-node job) up to K times after a failure. Default: ${DEFAULT-VALUE}.")
   int maxRestarts;
 
   @Option(
@@ -181,6 +177,13 @@ public final class LaunchCommand implements Callable<Integer> {
           "Do not bind workers to their GPU's NUMA node with numactl (bound by default where known).")
   boolean noNumaBind;
 
+  @Option(
+      names = "--no-gpu-order",
+      description =
+          "Give local rank i GPU i instead of the GPU order the topology recommends (applied by default"
+              + " through CUDA_VISIBLE_DEVICES; also DDP4J_GPU_ORDER=0).")
+  boolean noGpuOrder;
+
   @Parameters(
       index = "0",
       arity = "0..1",
@@ -196,7 +199,16 @@ public final class LaunchCommand implements Callable<Integer> {
   List<String> programArgs = new ArrayList<>();
 
   static CommandLine commandLine() {
+    return commandLine(true);
+  }
+
+  /** The command model, with the topo and bench subcommands or (quicker to build) without. */
+  static CommandLine commandLine(boolean withSubcommands) {
     CommandLine cl = new CommandLine(new LaunchCommand());
+    if (withSubcommands) {
+      cl.addSubcommand(new dev.ddp4j.launcher.topo.TopoCommand());
+      cl.addSubcommand(new dev.ddp4j.launcher.bench.BenchCommand());
+    }
     cl.setStopAtPositional(true);
     cl.setUnmatchedOptionsArePositionalParams(false);
     // Bad flags: one line naming the flag and the accepted forms, exit 2 (no usage dump).

@@ -24,6 +24,7 @@ import java.util.Set;
  * @param jvmArgs options for every worker JVM
  * @param numaNodes NUMA node per local rank (-1 = no binding)
  * @param rendezvousTimeout how long nodes wait for each other
+ * @param gpus which GPU each local rank gets (CUDA_VISIBLE_DEVICES)
  */
 record LaunchConfig(
     int nprocPerNode,
@@ -41,7 +42,8 @@ record LaunchConfig(
     List<String> programArgs,
     List<String> jvmArgs,
     int[] numaNodes,
-    Duration rendezvousTimeout) {
+    Duration rendezvousTimeout,
+    GpuPlacement gpus) {
 
   boolean isMultiNode() {
     return nnodes > 1;

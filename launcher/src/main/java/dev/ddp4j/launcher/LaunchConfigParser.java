@@ -74,18 +74,15 @@ final class LaunchConfigParser {
                   + f.nprocPerNode
                   + " is not accepted (expected: a number >= 1, gpu, cpu or auto)");
         }
+        // GPUs for the order and NUMA binding of a given count (the device-node check keeps CPU
+        // machines from loading CUDA).
+        if (CudaProbe.unavailableReason().isEmpty()) {
+          gpus = CudaProbe.gpus();
+        }
     }
     if (f.maxRestarts < 0) {
       throw new UsageException(
           "--max-restarts=" + f.maxRestarts + " is not accepted (expected: 0 or more)");
-    }
-    if (f.maxRestarts > 0 && nnodes > 1) {
-      throw new UsageException(
-          "--max-restarts="
-              + f.maxRestarts
-              + " with --nnodes="
-              + nnodes
-              + " is not supported yet (expected: --max-restarts=0 for multi-node jobs)");
     }
     if (!(f.monitorIntervalSeconds > 0) || f.monitorIntervalSeconds > 60) {
       throw new UsageException(
@@ -122,11 +119,14 @@ final class LaunchConfigParser {
     String secret = secret(f, env, nnodes);
     ProgramResolver.Program program =
         ProgramResolver.resolve(f.program, f.classpath, System.getProperty("java.class.path"));
+    GpuPlacement placement = GpuPlacement.choose(nproc, f.noGpuOrder, env, !gpus.isEmpty());
     int[] numa = new int[nproc];
     for (int i = 0; i < nproc; i++) {
+      // The NUMA node of the GPU this rank gets, after any reordering.
+      int gpu = placement.ordinals() == null ? i : placement.ordinals()[i];
       numa[i] =
-          !f.noNumaBind && i < gpus.size()
-              ? NumaBinding.numaNodeOf(Path.of("/sys"), gpus.get(i).pciBusId())
+          !f.noNumaBind && gpu < gpus.size()
+              ? NumaBinding.numaNodeOf(Path.of("/sys"), gpus.get(gpu).pciBusId())
               : -1;
     }
     return new LaunchConfig(
@@ -145,7 +145,8 @@ final class LaunchConfigParser {
         List.copyOf(f.programArgs),
         List.copyOf(f.jvmArgs),
         numa,
-        Duration.ofMillis(Math.round(f.rdzvTimeoutSeconds * 1000)));
+        Duration.ofMillis(Math.round(f.rdzvTimeoutSeconds * 1000)),
+        placement);
   }
 
   private static StoreAddress storeAddress(LaunchCommand f, Map<String, String> env, int nnodes) {

@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
  * --nproc-per-node=N PROGRAM} against N plain {@code java} runs of the same program started in
  * parallel (with a store this JVM hosts), alternating the two, and the ratio of their medians. Run
  * with {@code bench/launcher-overhead.sh}. Arguments: LAUNCHER_JAR CLASSPATH MAIN_CLASS [N]
- * [ROUNDS].
+ * [ROUNDS] [OTHER_LAUNCHER_JAR]; with the last, an older build of the launcher is timed in the same
+ * rounds too, so a change's effect is measured side by side on a machine whose load varies.
  */
 public final class LaunchOverheadBenchmark {
 
@@ -29,13 +30,17 @@ public final class LaunchOverheadBenchmark {
     int n = args.length > 3 ? Integer.parseInt(args[3]) : 4;
     int rounds = args.length > 4 ? Integer.parseInt(args[4]) : 5;
     String java = WorkerCommand.javaBinary();
+    String otherJar = args.length > 5 ? Path.of(args[5]).toAbsolutePath().toString() : null;
     long[] launched = new long[rounds];
+    long[] other = new long[rounds];
     long[] plain = new long[rounds];
     for (int i = -1; i < rounds; i++) { // round -1 warms the page cache and is not counted
       long a = timeLauncher(java, launcherJar, classpath, main, n);
+      long o = otherJar == null ? 0 : timeLauncher(java, otherJar, classpath, main, n);
       long b = timePlain(java, launcherJar, classpath, main, n);
       if (i >= 0) {
         launched[i] = a;
+        other[i] = o;
         plain[i] = b;
       }
     }
@@ -44,6 +49,12 @@ public final class LaunchOverheadBenchmark {
     System.out.printf(
         "nproc=%d, %d rounds: launcher median %.3f s %s, plain java x%d median %.3f s %s, ratio %.2f%n",
         n, rounds, ml, secs(launched), n, mp, secs(plain), ml / mp);
+    if (otherJar != null) {
+      double mo = median(other);
+      System.out.printf(
+          "other launcher %s: median %.3f s %s, ratio %.2f; this launcher / other %.2f%n",
+          otherJar, mo, secs(other), mo / mp, ml / mo);
+    }
   }
 
   private static long timeLauncher(String java, String jar, String cp, String main, int n)

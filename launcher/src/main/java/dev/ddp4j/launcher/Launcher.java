@@ -22,6 +22,7 @@ final class Launcher {
   private final PrintStream log;
   private volatile WorkerGroup current;
   private volatile StoreServer singleNodeServer;
+  private volatile StoreServer.Reservation singleNodePort;
   private volatile boolean shuttingDown;
 
   Launcher(LaunchConfig c, PrintStream log) {
@@ -30,6 +31,9 @@ final class Launcher {
   }
 
   int run() {
+    if (c.gpus() != null && c.gpus().note() != null) {
+      log.println("[launcher] " + c.gpus().note());
+    }
     Thread hook = new Thread(this::onSignal, "ddp4j-launcher-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
@@ -47,8 +51,9 @@ final class Launcher {
     StoreAddress a = c.store();
     try {
       for (int attempt = 0; ; attempt++) {
-        InitMethod store = startSingleNodeStore(a);
-        GroupOutcome o = runAttempt(0, attempt, store, () -> Optional.empty());
+        InitMethod store = reserveSingleNodeStore(a);
+        GroupOutcome o =
+            runAttempt(0, attempt, store, () -> Optional.empty(), this::serveSingleNodeStore);
         int stopped = stopCurrent();
         closeSingleNodeStore(a);
         if (o.kind() == GroupOutcome.Kind.SUCCEEDED) {
@@ -74,24 +79,50 @@ final class Launcher {
     }
   }
 
+  /**
+   * Every node runs the same rounds: a worker failure anywhere ends the round on every node and,
+   * while restarts remain, all of them start the next round together (torchrun's elastic agent
+   * restarts the whole job the same way, minus the elasticity).
+   */
   private int runMultiNode() {
     try (NodeRendezvous rdzv = NodeRendezvous.join(c, log)) {
-      GroupOutcome o = runAttempt(rdzv.nodeRank(), 0, rdzv.workerStore(), rdzv::peerProblem);
-      int stopped = stopCurrent();
-      if (o.kind() == GroupOutcome.Kind.SUCCEEDED) {
-        Optional<String> problem = rdzv.finishSucceeded();
-        if (problem.isEmpty()) {
-          return 0;
+      for (int round = 0; ; round++) {
+        if (round > 0) {
+          rdzv.startRound(round);
         }
-        log.println("[launcher] job failed: " + problem.get());
+        boolean last = round >= c.maxRestarts();
+        GroupOutcome o =
+            runAttempt(rdzv.nodeRank(), round, rdzv.workerStore(), rdzv::peerProblem, () -> {});
+        int stopped = stopCurrent();
+        String report;
+        if (o.kind() == GroupOutcome.Kind.SUCCEEDED) {
+          Optional<String> problem = rdzv.finishSucceeded(last);
+          if (problem.isEmpty()) {
+            return 0;
+          }
+          report = "[launcher] job failed: " + problem.get() + "\n";
+        } else {
+          report = FailureReport.format(o, stopped, round);
+          if (o.kind() == GroupOutcome.Kind.FAILED) {
+            rdzv.publishFailure(report, last);
+          }
+        }
+        boolean restartable = o.kind() == GroupOutcome.Kind.FAILED || rdzv.peerFailed();
+        if (!last && restartable && !shuttingDown) {
+          log.print(report.replace("job failed", "round " + round + " failed"));
+          log.println(
+              "[launcher] node "
+                  + rdzv.nodeRank()
+                  + " restarting the job with every node (restart "
+                  + (round + 1)
+                  + " of "
+                  + c.maxRestarts()
+                  + ")");
+          continue;
+        }
+        log.print(report);
         return 1;
       }
-      String report = FailureReport.format(o, stopped, 0);
-      if (o.kind() == GroupOutcome.Kind.FAILED) {
-        rdzv.publishFailure(report);
-      }
-      log.print(report);
-      return 1;
     }
   }
 
@@ -99,7 +130,8 @@ final class Launcher {
       int nodeRank,
       int attempt,
       InitMethod store,
-      java.util.function.Supplier<Optional<String>> peers) {
+      java.util.function.Supplier<Optional<String>> peers,
+      Runnable afterSpawn) {
     List<WorkerSpec> specs = new ArrayList<>();
     int n = c.nprocPerNode();
     for (int local = 0; local < n; local++) {
@@ -112,6 +144,7 @@ final class Launcher {
     Optional<Path> numactl =
         anyNuma ? NumaBinding.findNumactl(System.getenv("PATH")) : Optional.empty();
     current = WorkerGroup.start(c, specs, store, numactl);
+    afterSpawn.run();
     return current.await(
         c.monitorInterval(),
         () ->
@@ -125,17 +158,34 @@ final class Launcher {
     return g == null ? 0 : g.stopAll(WorkerGroup.STOP_GRACE);
   }
 
-  private InitMethod startSingleNodeStore(StoreAddress a) {
+  /**
+   * Binds the store's port without starting the server: workers are spawned first and the server
+   * (Netty) starts while their JVMs boot, off the path to the first worker; their connections wait
+   * in the backlog until then.
+   */
+  private InitMethod reserveSingleNodeStore(StoreAddress a) {
     if (a.isFile()) {
       deleteQuietly(a.file());
       return a.toInitMethod(0);
     }
-    singleNodeServer =
-        StoreServer.start(c.storeBindAll() ? "0.0.0.0" : a.host(), a.port(), c.secret());
-    return a.toInitMethod(singleNodeServer.port());
+    singleNodePort = StoreServer.reserve(c.storeBindAll() ? "0.0.0.0" : a.host(), a.port());
+    return a.toInitMethod(singleNodePort.port());
+  }
+
+  private void serveSingleNodeStore() {
+    StoreServer.Reservation r = singleNodePort;
+    if (r != null) {
+      singleNodeServer = r.serve(c.secret());
+      singleNodePort = null;
+    }
   }
 
   private void closeSingleNodeStore(StoreAddress a) {
+    StoreServer.Reservation r = singleNodePort;
+    singleNodePort = null;
+    if (r != null) {
+      r.close();
+    }
     StoreServer s = singleNodeServer;
     singleNodeServer = null;
     if (s != null) {

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Forms one job out of {@code --nnodes} launchers through the job's store, and keeps watching the
@@ -23,11 +24,16 @@ import java.util.Optional;
  *
  * <p>Node 0 (or, with {@code --node-rank=-1}, whichever launcher manages to bind the store address)
  * hosts the store. Each launcher takes a node rank (given, or its join order), publishes {@code
- * node/<rank>} = host and nproc, and waits for all ranks. While workers run, each launcher bumps
- * {@code heartbeat/<rank>} every second and checks {@code failed}; a peer whose heartbeat stalls
- * for {@link #PEER_DEAD_AFTER}, a published failure, or losing the store ends this node's group.
- * When its workers succeed a launcher sets {@code done/<rank>}; the host keeps the store up until
- * every node is done. Keys live under {@code ddp4j/launcher/}.
+ * node/<rank>} = host and nproc, and waits for all ranks. A thread bumps {@code heartbeat/<rank>}
+ * every second; while workers run, the launcher checks {@code failed/<round>} every second. A peer
+ * whose heartbeat stalls for {@link #PEER_DEAD_AFTER}, a published failure, or losing the store
+ * ends this node's group. When its workers succeed a launcher sets {@code done/<round>/<rank>}; the
+ * host keeps the store up until every node is done. Keys live under {@code ddp4j/launcher/}.
+ *
+ * <p>Restarts ({@code --max-restarts}) run in rounds over the same store: a node whose workers fail
+ * publishes {@code failed/<round>}; every node stops its workers (or, done already, stops waiting)
+ * and meets the others at {@code round/<round+1>/<rank>} before starting the next round's workers,
+ * whose restart count is the round (process groups key their store entries by it).
  */
 final class NodeRendezvous implements AutoCloseable {
 
@@ -43,7 +49,10 @@ final class NodeRendezvous implements AutoCloseable {
   private final InitMethod workerStore;
   private final long[] lastBeat;
   private final long[] lastBeatChangeNs;
-  private long lastHeartbeatNs;
+  private final java.util.concurrent.ScheduledExecutorService heartbeat;
+  private long lastCheckNs;
+  private int round;
+  private boolean peerFailed;
 
   private NodeRendezvous(
       LaunchConfig c, StoreServer server, Store store, int nodeRank, InitMethod workerStore) {
@@ -54,6 +63,13 @@ final class NodeRendezvous implements AutoCloseable {
     this.workerStore = workerStore;
     this.lastBeat = new long[c.nnodes()];
     this.lastBeatChangeNs = new long[c.nnodes()];
+    this.heartbeat =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "ddp4j-launcher-heartbeat");
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /**
@@ -111,6 +127,10 @@ final class NodeRendezvous implements AutoCloseable {
               + (server != null ? " (hosting the store)" : ""));
       NodeRendezvous r = new NodeRendezvous(c, server, monitor, rank, a.toInitMethod(a.port()));
       r.beat();
+      // Beats go on while the launcher stops workers or waits for the others, not only between
+      // monitor ticks.
+      r.heartbeat.scheduleWithFixedDelay(
+          r::beatQuietly, HEARTBEAT_EVERY_NS, HEARTBEAT_EVERY_NS, TimeUnit.NANOSECONDS);
       return r;
     } catch (RuntimeException e) {
       if (rdzvStore != null) {
@@ -223,14 +243,16 @@ final class NodeRendezvous implements AutoCloseable {
    */
   Optional<String> peerProblem() {
     long now = System.nanoTime();
-    if (now - lastHeartbeatNs < HEARTBEAT_EVERY_NS) {
+    if (now - lastCheckNs < HEARTBEAT_EVERY_NS) {
       return Optional.empty();
     }
+    lastCheckNs = now;
     try {
-      beat();
-      if (store.check(List.of(P + "failed"))) {
-        String why = new String(store.get(P + "failed"), StandardCharsets.UTF_8);
-        store.set(P + "ack/" + nodeRank, new byte[0]);
+      String failed = P + "failed/" + round;
+      if (store.check(List.of(failed))) {
+        String why = new String(store.get(failed), StandardCharsets.UTF_8);
+        store.set(P + "ack/" + round + "/" + nodeRank, new byte[0]);
+        peerFailed = true;
         return Optional.of(
             "another node failed, so node " + nodeRank + " stopped its workers:\n" + why.strip());
       }
@@ -247,12 +269,73 @@ final class NodeRendezvous implements AutoCloseable {
 
   private void beat() {
     store.add(P + "heartbeat/" + nodeRank, 1);
-    lastHeartbeatNs = System.nanoTime();
+  }
+
+  private void beatQuietly() {
+    try {
+      beat();
+    } catch (RuntimeException e) {
+      // The main thread's own store calls report a lost store.
+    }
+  }
+
+  /** The round ({@code --max-restarts} attempt) now running; its workers' restart count. */
+  int round() {
+    return round;
+  }
+
+  /** Whether another node published a worker failure in this round (a restart may follow). */
+  boolean peerFailed() {
+    return peerFailed;
+  }
+
+  /**
+   * Waits until every node has stopped its workers of the previous round and arrived at {@code
+   * next}, then makes it the current round.
+   *
+   * @throws DdpTimeoutException after the rendezvous timeout, naming the nodes that did not come
+   * @throws DdpException when a peer vanishes or the store is lost meanwhile
+   */
+  void startRound(int next) {
+    List<String> keys = new ArrayList<>();
+    for (int r = 0; r < c.nnodes(); r++) {
+      keys.add(P + "round/" + next + "/" + r);
+    }
+    store.set(keys.get(nodeRank), new byte[0]);
+    round = next;
+    peerFailed = false;
+    long deadlineNs = System.nanoTime() + c.rendezvousTimeout().toNanos();
+    while (!store.check(keys)) {
+      long now = System.nanoTime();
+      Optional<String> stalled = stalledPeer(now);
+      if (stalled.isPresent()) {
+        throw new DdpException("restart round " + next + " cannot start: " + stalled.get());
+      }
+      if (now - deadlineNs > 0) {
+        List<Integer> missing = new ArrayList<>();
+        for (int r = 0; r < c.nnodes(); r++) {
+          if (!store.check(List.of(keys.get(r)))) {
+            missing.add(r);
+          }
+        }
+        throw new DdpTimeoutException(
+            "restart round "
+                + next
+                + " timed out after "
+                + c.rendezvousTimeout().toSeconds()
+                + " s: node rank(s) "
+                + missing.toString().replaceAll("[\\[\\]]", "")
+                + " did not stop their workers of round "
+                + (next - 1),
+            missing);
+      }
+      pause();
+    }
   }
 
   private Optional<String> stalledPeer(long now) {
     for (int r = 0; r < c.nnodes(); r++) {
-      if (r == nodeRank || store.check(List.of(P + "done/" + r))) {
+      if (r == nodeRank || store.check(List.of(P + "done/" + round + "/" + r))) {
         continue;
       }
       long beat =
@@ -280,17 +363,21 @@ final class NodeRendezvous implements AutoCloseable {
     return Optional.empty();
   }
 
-  /** Tells the other nodes this one failed, and (host) gives them a moment to read it. */
-  void publishFailure(String report) {
+  /**
+   * Tells the other nodes this one failed (the first failure of a round is the one they report),
+   * and, in the job's last round, gives them a moment to read it before the host's store goes.
+   */
+  void publishFailure(String report, boolean lastRound) {
     try {
-      store.set(
-          P + "failed",
+      store.compareSet(
+          P + "failed/" + round,
+          new byte[0],
           ("node " + nodeRank + " on " + host() + ": " + report).getBytes(StandardCharsets.UTF_8));
-      if (server != null) {
+      if (server != null && lastRound) {
         List<String> acks = new ArrayList<>();
         for (int r = 0; r < c.nnodes(); r++) {
           if (r != nodeRank) {
-            acks.add(P + "ack/" + r);
+            acks.add(P + "ack/" + round + "/" + r);
           }
         }
         store.wait(acks, Duration.ofSeconds(3));
@@ -301,41 +388,68 @@ final class NodeRendezvous implements AutoCloseable {
   }
 
   /**
-   * Marks this node done; the host then waits for every node to be done (or to fail) before it may
-   * take the store down. Empty when the job succeeded everywhere.
+   * Marks this node done in this round; the host then waits for every node to be done (or to fail)
+   * before it may take the store down. Before the last round every node waits, since a failure
+   * elsewhere restarts them all ({@link #peerFailed()} then says so). Empty when the round
+   * succeeded everywhere.
    */
-  Optional<String> finishSucceeded() {
+  Optional<String> finishSucceeded(boolean lastRound) {
     try {
-      store.set(P + "done/" + nodeRank, new byte[0]);
+      store.set(P + "done/" + round + "/" + nodeRank, new byte[0]);
     } catch (DdpException e) {
       return Optional.empty();
     }
-    if (server == null) {
+    if (server == null && lastRound) {
       return Optional.empty();
     }
     List<String> done = new ArrayList<>();
+    List<String> seen = new ArrayList<>();
     for (int r = 0; r < c.nnodes(); r++) {
-      done.add(P + "done/" + r);
+      done.add(P + "done/" + round + "/" + r);
+      if (r != nodeRank) {
+        seen.add(P + "seen/" + round + "/" + r);
+      }
     }
     while (true) {
       if (store.check(done)) {
+        if (lastRound) {
+          return Optional.empty();
+        }
+        // Waiting nodes must see "all done" before the host closes the store.
+        if (server == null) {
+          store.set(P + "seen/" + round + "/" + nodeRank, new byte[0]);
+        } else {
+          try {
+            store.wait(seen, MONITOR_STORE_TIMEOUT);
+          } catch (DdpException e) {
+            // A node that never says it saw: it reports the lost store; this job succeeded.
+          }
+        }
         return Optional.empty();
       }
       Optional<String> p = peerProblem();
       if (p.isPresent()) {
         return p;
       }
-      try {
-        Thread.sleep(c.monitorInterval().toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+      if (!pause()) {
         return Optional.of("interrupted while waiting for the other nodes to finish");
       }
     }
   }
 
+  private boolean pause() {
+    try {
+      Thread.sleep(c.monitorInterval().toMillis());
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
   @Override
   public void close() {
+    heartbeat.shutdownNow();
     store.close();
     if (server != null) {
       server.close();

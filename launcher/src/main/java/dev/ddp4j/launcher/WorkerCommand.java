@@ -58,6 +58,9 @@ final class WorkerCommand {
     env.put(StoreSecret.SECRET_VAR, c.secret());
     env.remove(StoreSecret.SECRET_FILE_VAR);
     env.put(ParentWatchdog.LAUNCHER_PID_VAR, Long.toString(ProcessHandle.current().pid()));
+    if (c.gpus() != null && c.gpus().cudaVisibleDevices() != null) {
+      env.put(GpuPlacement.CUDA_VISIBLE_DEVICES, c.gpus().cudaVisibleDevices());
+    }
     if (s.localWorldSize() > 1 && !env.containsKey(OMP_NUM_THREADS)) {
       env.put(OMP_NUM_THREADS, "1");
     }

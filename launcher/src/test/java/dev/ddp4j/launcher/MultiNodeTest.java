@@ -6,11 +6,13 @@ import static org.awaitility.Awaitility.await;
 import dev.ddp4j.collectives.store.StoreSecret;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Two launchers on loopback forming one job, and one taking the other down when it dies. */
 class MultiNodeTest {
@@ -82,6 +84,32 @@ class MultiNodeTest {
       assertThat(a.exitCode(Duration.ofSeconds(90))).as(a.output()).isZero();
       assertThat(b.exitCode(Duration.ofSeconds(90))).as(b.output()).isZero();
       assertThat(b.lines).contains("[rank1]:passed barrier");
+    }
+  }
+
+  @Test
+  void twoLaunchersSharingAFileInitMethodShouldFormOneJob(@TempDir Path dir) throws Exception {
+    String[] args = {
+      "--nnodes=2",
+      "--nproc-per-node=2",
+      "--init-method=file://" + dir.resolve("x"),
+      "BarrierWorker"
+    };
+    try (LauncherRun a = LauncherRun.start(SECRET, args);
+        LauncherRun b = LauncherRun.start(SECRET, args)) {
+      assertThat(a.exitCode(Duration.ofSeconds(90))).as(a.output()).isZero();
+      assertThat(b.exitCode(Duration.ofSeconds(90))).as(b.output()).isZero();
+      List<String> all = new ArrayList<>(a.lines);
+      all.addAll(b.lines);
+      for (int r = 0; r < 4; r++) {
+        int rank = r;
+        assertThat(all)
+            .contains("[rank" + r + "]:passed barrier")
+            .anyMatch(l -> l.startsWith("[rank" + rank + "]:rank=" + rank + " world=4"));
+      }
+      assertThat(a.output() + b.output())
+          .contains("node 0 of 2 joined the job at file://")
+          .contains("node 1 of 2 joined the job at file://");
     }
   }
 

@@ -36,7 +36,8 @@ class WorkerSetupTest {
         List.of("p1"),
         List.of("-Xmx1g"),
         numa,
-        Duration.ofSeconds(300));
+        Duration.ofSeconds(300),
+        GpuPlacement.unchanged(null));
   }
 
   @Test

@@ -94,8 +94,7 @@ public final class FileStore implements Store {
 
   @Override
   public byte[] get(String key, Duration waitFor) {
-    waitFor(List.of(key), waitFor, "get of key '" + key + "'");
-    return locked(() -> cache.getOrDefault(key, new byte[0]));
+    return waitFor(List.of(key), waitFor, "get of key '" + key + "'").get(0);
   }
 
   @Override
@@ -167,13 +166,7 @@ public final class FileStore implements Store {
 
   @Override
   public List<byte[]> multiGet(List<String> keys, Duration waitFor) {
-    waitFor(keys, waitFor, "multiGet of " + keys.size() + " key(s)");
-    return locked(
-        () -> {
-          List<byte[]> out = new ArrayList<>(keys.size());
-          keys.forEach(k -> out.add(cache.getOrDefault(k, new byte[0])));
-          return out;
-        });
+    return waitFor(keys, waitFor, "multiGet of " + keys.size() + " key(s)");
   }
 
   @Override
@@ -208,24 +201,30 @@ public final class FileStore implements Store {
     }
   }
 
-  private void waitFor(List<String> keys, Duration waitFor, String what) {
+  /**
+   * Waits until every key exists and returns their values, read under the lock in the same visit
+   * that found them all (a delete right after cannot empty the answer).
+   */
+  private List<byte[]> waitFor(List<String> keys, Duration waitFor, String what) {
     long deadlineNs = System.nanoTime() + waitFor.toNanos();
     long pauseMs = 2;
     while (true) {
-      List<String> missing =
+      List<String> missing = new ArrayList<>();
+      List<byte[]> values =
           locked(
               () -> {
-                List<String> m = new ArrayList<>();
-                keys.forEach(
-                    k -> {
-                      if (!cache.containsKey(k)) {
-                        m.add(k);
-                      }
-                    });
-                return m;
+                List<byte[]> v = new ArrayList<>(keys.size());
+                for (String k : keys) {
+                  byte[] value = cache.get(k);
+                  if (value == null) {
+                    missing.add(k);
+                  }
+                  v.add(value);
+                }
+                return v;
               });
       if (missing.isEmpty()) {
-        return;
+        return values;
       }
       if (deadlineNs - System.nanoTime() < 0) {
         throw new DdpTimeoutException(

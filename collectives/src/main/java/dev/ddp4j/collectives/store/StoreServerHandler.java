@@ -12,6 +12,7 @@ import io.netty.handler.codec.TooLongFrameException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -143,7 +144,8 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
           String key = StoreCodec.readString(in);
           long timeoutMs = readTimeout(in);
           StoreCodec.expectEnd(in);
-          awaitThen(ctx, id, List.of(key), timeoutMs, out -> writeValue(out, state.get(key)));
+          awaitThen(
+              ctx, id, List.of(key), timeoutMs, (out, v) -> StoreCodec.writeBytes(out, v.get(0)));
           return;
         }
       case OP_MULTI_GET:
@@ -156,10 +158,9 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
               id,
               keys,
               timeoutMs,
-              out -> {
-                List<byte[]> values = state.getAll(keys);
+              (out, values) -> {
                 out.writeInt(values.size());
-                values.forEach(v -> writeValue(out, v));
+                values.forEach(v -> StoreCodec.writeBytes(out, v));
               });
           return;
         }
@@ -168,7 +169,7 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
           List<String> keys = StoreCodec.readKeys(in);
           long timeoutMs = readTimeout(in);
           StoreCodec.expectEnd(in);
-          awaitThen(ctx, id, keys, timeoutMs, out -> {});
+          awaitThen(ctx, id, keys, timeoutMs, (out, values) -> {});
           return;
         }
       case OP_ADD:
@@ -278,18 +279,16 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
     return ms;
   }
 
-  private static void writeValue(ByteBuf out, byte[] value) {
-    // A key deleted between the wake-up and the read answers as empty rather than failing.
-    StoreCodec.writeBytes(out, value == null ? new byte[0] : value);
-  }
-
-  /** Replies with {@code body} once every key exists, or STATUS_TIMEOUT naming the missing ones. */
+  /**
+   * Replies with {@code body} (given the keys' values, all taken at one moment they all existed)
+   * once every key exists, or STATUS_TIMEOUT naming the missing ones.
+   */
   private void awaitThen(
       ChannelHandlerContext ctx,
       int id,
       List<String> keys,
       long timeoutMs,
-      Consumer<ByteBuf> body) {
+      BiConsumer<ByteBuf, List<byte[]>> body) {
     Consumer<StoreState.Waiter> onReady =
         w -> {
           forget(w);
@@ -297,13 +296,14 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
             w.timer.cancel(false);
           }
           ByteBuf out = ReplyWriter.begin(ctx, STATUS_OK, id);
-          body.accept(out);
+          body.accept(out, w.values);
           ReplyWriter.send(ctx, out);
         };
-    StoreState.Waiter w = state.await(keys, onReady);
-    if (w == null) {
+    StoreState.Waiter w = state.newWaiter(keys, onReady);
+    List<byte[]> now = state.valuesOrAwait(w);
+    if (now != null) {
       ByteBuf out = ReplyWriter.begin(ctx, STATUS_OK, id);
-      body.accept(out);
+      body.accept(out, now);
       ReplyWriter.send(ctx, out);
       return;
     }

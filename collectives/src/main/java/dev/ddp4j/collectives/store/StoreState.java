@@ -14,11 +14,18 @@ import java.util.function.Consumer;
  */
 final class StoreState {
 
-  /** A request blocked until all its keys exist; completes at most once. */
+  /**
+   * A request blocked until all its keys exist at the same moment; completes at most once. It is
+   * registered under each key it still misses, so deleting a key it already saw puts it back on
+   * that key's list rather than losing it.
+   */
   final class Waiter {
     final List<String> keys;
     final Consumer<Waiter> onReady;
     boolean done;
+    // The keys' values when it completed, read under the lock: a delete right after the wake-up
+    // cannot turn a get's answer into an empty value.
+    List<byte[]> values;
     // Fires STATUS_TIMEOUT if the keys never come; cancelled once the waiter completes.
     volatile java.util.concurrent.ScheduledFuture<?> timer;
 
@@ -145,20 +152,31 @@ final class StoreState {
   }
 
   /**
-   * Registers a waiter for {@code keys}, or returns null (registering nothing) if they all exist
-   * already.
+   * The keys' values if they all exist now (registering nothing), else null after registering
+   * {@code pending}, whose {@code onReady} runs once they all exist.
    */
-  synchronized Waiter await(List<String> keys, Consumer<Waiter> onReady) {
-    if (containsAll(keys)) {
-      return null;
+  synchronized List<byte[]> valuesOrAwait(Waiter pending) {
+    if (containsAll(pending.keys)) {
+      pending.done = true;
+      return getAll(pending.keys);
     }
-    Waiter w = new Waiter(keys, onReady);
-    for (String k : keys) {
+    register(pending);
+    return null;
+  }
+
+  Waiter newWaiter(List<String> keys, Consumer<Waiter> onReady) {
+    return new Waiter(keys, onReady);
+  }
+
+  private void register(Waiter w) {
+    for (String k : w.keys) {
       if (!data.containsKey(k)) {
-        waiters.computeIfAbsent(k, x -> new ArrayList<>()).add(w);
+        List<Waiter> list = waiters.computeIfAbsent(k, x -> new ArrayList<>());
+        if (!list.contains(w)) {
+          list.add(w);
+        }
       }
     }
-    return w;
   }
 
   synchronized List<String> missing(List<String> keys) {
@@ -178,10 +196,17 @@ final class StoreState {
     }
     List<Waiter> ready = new ArrayList<>();
     for (Waiter w : onKey) {
-      if (!w.done && containsAll(w.keys)) {
+      if (w.done) {
+        continue;
+      }
+      if (containsAll(w.keys)) {
         w.done = true;
+        w.values = getAll(w.keys);
         unregister(w);
         ready.add(w);
+      } else {
+        // Another of its keys was deleted after it registered: wait for that one again.
+        register(w);
       }
     }
     return ready;

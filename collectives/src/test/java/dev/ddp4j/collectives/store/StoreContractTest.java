@@ -135,6 +135,38 @@ abstract class StoreContractTest {
   }
 
   @Test
+  void aDeletedKeyShouldBeWaitedForUntilSetAgainAndItsTimeoutShouldNameIt() throws Exception {
+    try (Store waiter = newClient();
+        Store other = newClient()) {
+      other.set("d1", b("old"));
+      other.set("d2", b("x"));
+      assertThat(other.delete("d1")).isTrue();
+      assertThatThrownBy(() -> waiter.get("d1", Duration.ofMillis(200)))
+          .isInstanceOf(DdpTimeoutException.class)
+          .hasMessageContaining("d1");
+      CompletableFuture<List<byte[]>> got =
+          CompletableFuture.supplyAsync(
+              () -> waiter.multiGet(List.of("d1", "d2"), Duration.ofSeconds(30)));
+      other.delete("d2");
+      other.set("d2", b("y"));
+      other.set("d1", b("new"));
+      assertThat(got.get(20, TimeUnit.SECONDS)).containsExactly(b("new"), b("y"));
+    }
+  }
+
+  @Test
+  void compareSetOnADeletedKeyShouldActAsOnAMissingOne() {
+    try (Store s = newClient()) {
+      s.set("cs", b("v1"));
+      s.delete("cs");
+      assertThat(s.compareSet("cs", b("v1"), b("v2"))).as("no current value").isEmpty();
+      assertThat(s.check(List.of("cs"))).isFalse();
+      assertThat(s.compareSet("cs", new byte[0], b("v3"))).isEqualTo(b("v3"));
+      assertThat(s.get("cs", Duration.ofSeconds(1))).isEqualTo(b("v3"));
+    }
+  }
+
+  @Test
   void timeoutsShouldNameTheMissingKeys() {
     try (Store s = newClient()) {
       s.set("present", b("x"));
