@@ -70,7 +70,9 @@ final class ScheduleCache {
             return RingSchedules.allReduce(rings, k.count(), maxStep);
         }
       case BROADCAST:
-        return RingSchedules.broadcast(rings, k.root(), k.count(), maxStep);
+        // The confirmation makes ranks that pass different roots fail at this call (the root hears
+        // back), not at the next one; it costs one 1-element hop.
+        return RingSchedules.broadcast(rings, k.root(), k.count(), maxStep, true);
       case ALL_GATHER:
         return RingSchedules.allGather(rings, k.count(), maxStep);
       default:

@@ -119,4 +119,31 @@ final class FailureScenarios {
       System.out.println("rank " + pg.rank() + " saw the mismatch");
     }
   }
+
+  /**
+   * Each rank of two broadcasts from itself: both only send, so without the root's confirmation
+   * neither would notice until the next collective. args[0] is the count.
+   */
+  public static final class RootMismatch implements RankProcessMain.RankScenario {
+    @Override
+    public void run(ProcessGroup pg, String[] args) {
+      pg.barrier().await();
+      int count = Integer.parseInt(args[0]);
+      int me = pg.rank();
+      int other = 1 - me;
+      var work = pg.broadcast(HostBuffer.of(new float[count]), me);
+      assertThatThrownBy(work::await)
+          .isInstanceOf(CollectiveMismatchException.class)
+          .hasMessageContaining(
+              "broadcast #1 of " + count + " float32 from root " + me + " on rank " + me)
+          .hasMessageContaining(
+              "but rank "
+                  + other
+                  + " called broadcast of "
+                  + count
+                  + " float32 from root "
+                  + other);
+      System.out.println("rank " + me + " saw the root mismatch at the call");
+    }
+  }
 }
