@@ -59,17 +59,7 @@ class TwoHostSocketTest {
     List<Outcome> outcomes =
         RankProcesses.run(
             2,
-            rank ->
-                List.of(
-                    "ip",
-                    "netns",
-                    "exec",
-                    namespaces.get(rank),
-                    "unshare",
-                    "--uts",
-                    "sh",
-                    "-c",
-                    "hostname host" + rank + " && exec \"$0\" \"$@\""),
+            this::onItsHost,
             Map.of("DDP4J_SOCKET_IFNAME", "d4j", "DDP4J_DEBUG", "INFO"),
             CorrectnessScenario.class,
             240,
@@ -80,6 +70,36 @@ class TwoHostSocketTest {
     }
     assertThat(outcomes.get(0).output())
         .contains("Channel 00/01 : 0[0] -> 1[1] via NET/Socket (10.231.7.2:");
+  }
+
+  @Test
+  void shouldFailWithinSecondsNamingTheRankWhoseLinkWasCutMidCollective() throws Exception {
+    List<Outcome> outcomes =
+        RankProcesses.run(
+            2,
+            this::onItsHost,
+            Map.of("DDP4J_SOCKET_IFNAME", "d4j", "DDP4J_SOCKET_LIVENESS_MS", "2000"),
+            FailureScenarios.LinkCut.class,
+            120,
+            "d4jb" + id);
+    String all = RankProcesses.describe(outcomes);
+    assertThat(outcomes.get(1).output()).as(all).contains("rank 1 cut its link");
+    assertThat(outcomes.get(0).exitStatus()).as(all).isZero();
+    assertThat(outcomes.get(0).output()).as(all).contains("rank 0 saw rank 1 vanish");
+  }
+
+  /** The command prefix that puts {@code rank} on its own host: its namespaces, its host name. */
+  private List<String> onItsHost(int rank) {
+    return List.of(
+        "ip",
+        "netns",
+        "exec",
+        namespaces.get(rank),
+        "unshare",
+        "--uts",
+        "sh",
+        "-c",
+        "hostname host" + rank + " && exec \"$0\" \"$@\"");
   }
 
   /** Runs each command; null if all succeeded, else the first failure. */
