@@ -11,9 +11,17 @@ import java.util.Map;
 import java.util.Optional;
 
 /** The command line and environment of one worker JVM. */
-final class WorkerCommand {
+public final class WorkerCommand {
 
   static final String OMP_NUM_THREADS = "OMP_NUM_THREADS";
+
+  /**
+   * Options every worker JVM gets before the user's: the Vector API (incubating in Java 17), with
+   * which the cpu backend reduces float32 / float64 on native memory about 3x faster than its
+   * scalar loops. The JVM prints one "Using incubator modules" warning per worker for it.
+   */
+  public static final List<String> WORKER_JVM_OPTIONS =
+      List.of("--add-modules", "jdk.incubator.vector");
 
   private WorkerCommand() {}
 
@@ -27,6 +35,7 @@ final class WorkerCommand {
     int node = c.numaNodes().length > s.localRank() ? c.numaNodes()[s.localRank()] : -1;
     cmd.addAll(NumaBinding.prefix(node, numactl));
     cmd.add(javaBinary());
+    cmd.addAll(WORKER_JVM_OPTIONS);
     cmd.addAll(c.jvmArgs());
     cmd.add("-cp");
     cmd.add(c.program().classpathString());
