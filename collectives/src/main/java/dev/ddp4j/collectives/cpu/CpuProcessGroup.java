@@ -12,6 +12,7 @@ import dev.ddp4j.Work;
 import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.cpu.CollectiveMeta.Kind;
 import dev.ddp4j.collectives.reduce.HostMemory;
+import dev.ddp4j.collectives.reduce.Reductions;
 import dev.ddp4j.collectives.transport.HostLinks;
 import dev.ddp4j.collectives.transport.PieceTag;
 import dev.ddp4j.collectives.transport.TransportConfig;
@@ -105,6 +106,7 @@ public final class CpuProcessGroup implements ProcessGroup {
     String prefix = "ddp4j/cpu/" + worker.restartCount() + "/" + groupName + "/";
     HostLinks links =
         HostLinks.connect(store, prefix, worker.rank(), worker.worldSize(), config, timeout);
+    Reductions.warmUpInBackground();
     CpuProcessGroup group = new CpuProcessGroup(worker, store, timeout, links, config, env);
     group.logRoutes(config);
     return group;

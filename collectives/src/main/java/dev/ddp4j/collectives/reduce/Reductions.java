@@ -29,6 +29,8 @@ public final class Reductions {
           && !"0".equals(System.getenv("DDP4J_CPU_VECTOR"));
 
   private static final int MAX_VECTOR_CALL_BYTES = 1 << 30;
+  private static final java.util.concurrent.atomic.AtomicBoolean WARMING =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   private Reductions() {}
 
@@ -67,6 +69,44 @@ public final class Reductions {
     }
     scalar(type, op, dstBase, dstOffset, null, srcAddress, count);
     UnsafeMemory.copy(dstBase, dstOffset, null, outAddress, count * type.sizeBytes());
+  }
+
+  /**
+   * Compiles the vector kernels ahead of the first large collective, once per JVM, on a daemon
+   * thread: until C2 has compiled them, Vector API code runs orders of magnitude slower than the
+   * scalar loops (it allocates a box per vector), and a collective's first pieces are too few to
+   * get it compiled quickly. About 100 ms of one core.
+   */
+  public static void warmUpInBackground() {
+    if (!VECTORISED || WARMING.getAndSet(true)) {
+      return;
+    }
+    Thread t = new Thread(Reductions::warmUp, "ddp4j-vector-warmup");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  private static void warmUp() {
+    int count = 4096;
+    long bytes = count * 8L;
+    long a = UnsafeMemory.UNSAFE.allocateMemory(bytes);
+    long b = UnsafeMemory.UNSAFE.allocateMemory(bytes);
+    long c = UnsafeMemory.UNSAFE.allocateMemory(bytes);
+    try {
+      for (long m : new long[] {a, b, c}) {
+        UnsafeMemory.UNSAFE.setMemory(m, bytes, (byte) 0);
+      }
+      long until = System.nanoTime() + 300_000_000L;
+      for (int i = 0; i < 6000 && System.nanoTime() - until < 0; i++) {
+        VectorKernels.reduce(DataType.FLOAT32, ReduceOp.SUM, a, b, 0, count);
+        VectorKernels.reduce(DataType.FLOAT32, ReduceOp.SUM, a, b, c, count);
+        VectorKernels.reduce(DataType.FLOAT64, ReduceOp.SUM, a, b, 0, count / 2);
+      }
+    } finally {
+      UnsafeMemory.UNSAFE.freeMemory(a);
+      UnsafeMemory.UNSAFE.freeMemory(b);
+      UnsafeMemory.UNSAFE.freeMemory(c);
+    }
   }
 
   private static boolean vectorCall(
