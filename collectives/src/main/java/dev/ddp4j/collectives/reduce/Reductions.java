@@ -21,11 +21,13 @@ public final class Reductions {
 
   /**
    * True when FLOAT32 / FLOAT64 over native memory use {@link VectorKernels}: the JVM was started
-   * with {@code --add-modules jdk.incubator.vector} (the ddp4j launcher passes it to its workers)
-   * and {@code DDP4J_CPU_VECTOR} is not {@code 0}.
+   * with {@code --add-modules jdk.incubator.vector} (the ddp4j launcher passes it to its workers),
+   * it is Java 17-19 (whose {@code fromByteBuffer} the kernels use; Java 20 replaced it) and {@code
+   * DDP4J_CPU_VECTOR} is not {@code 0}.
    */
   public static final boolean VECTORISED =
       ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()
+          && Runtime.version().feature() < 20
           && !"0".equals(System.getenv("DDP4J_CPU_VECTOR"));
 
   private static final int MAX_VECTOR_CALL_BYTES = 1 << 30;
