@@ -11,9 +11,22 @@ import java.util.Map;
 import java.util.Optional;
 
 /** The command line and environment of one worker JVM. */
-final class WorkerCommand {
+public final class WorkerCommand {
 
   static final String OMP_NUM_THREADS = "OMP_NUM_THREADS";
+
+  /**
+   * Options every worker JVM gets before the user's: the Vector API (incubating in Java 17), with
+   * which the cpu backend reduces float32 / float64 on native memory about 3x faster than its
+   * scalar loops. The JVM prints one "Using incubator modules" warning per worker for it. Empty
+   * where the runtime lacks the module (a jlinked image) or is Java 20+, whose Vector API the
+   * kernels do not use.
+   */
+  public static final List<String> WORKER_JVM_OPTIONS =
+      Runtime.version().feature() < 20
+              && java.lang.module.ModuleFinder.ofSystem().find("jdk.incubator.vector").isPresent()
+          ? List.of("--add-modules", "jdk.incubator.vector")
+          : List.of();
 
   private WorkerCommand() {}
 
@@ -27,6 +40,7 @@ final class WorkerCommand {
     int node = c.numaNodes().length > s.localRank() ? c.numaNodes()[s.localRank()] : -1;
     cmd.addAll(NumaBinding.prefix(node, numactl));
     cmd.add(javaBinary());
+    cmd.addAll(WORKER_JVM_OPTIONS);
     cmd.addAll(c.jvmArgs());
     cmd.add("-cp");
     cmd.add(c.program().classpathString());

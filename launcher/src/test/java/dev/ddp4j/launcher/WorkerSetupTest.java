@@ -100,6 +100,8 @@ class WorkerSetupTest {
     assertThat(argv.subList(3, argv.size()))
         .containsExactly(
             WorkerCommand.javaBinary(),
+            "--add-modules",
+            "jdk.incubator.vector",
             "-Xmx1g",
             "-cp",
             "/x.jar",

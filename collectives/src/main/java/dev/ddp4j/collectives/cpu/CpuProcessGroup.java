@@ -12,6 +12,7 @@ import dev.ddp4j.Work;
 import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.cpu.CollectiveMeta.Kind;
 import dev.ddp4j.collectives.reduce.HostMemory;
+import dev.ddp4j.collectives.reduce.Reductions;
 import dev.ddp4j.collectives.transport.HostLinks;
 import dev.ddp4j.collectives.transport.PieceTag;
 import dev.ddp4j.collectives.transport.TransportConfig;
@@ -42,6 +43,7 @@ public final class CpuProcessGroup implements ProcessGroup {
   private final DebugLog log;
   private final WorkQueue queue;
   private final PieceTag tag = new PieceTag();
+  private final int[] ring;
   private long nextSequence;
   private volatile boolean closed;
   private volatile Throwable broken;
@@ -61,8 +63,9 @@ public final class CpuProcessGroup implements ProcessGroup {
     this.log = new DebugLog(env, rank);
     int entries = Integer.parseInt(env.getOrDefault("DDP4J_FLIGHT_RECORDER_ENTRIES", "64").trim());
     this.recorder = new FlightRecorder(entries);
+    this.ring = RingOrder.hostsAdjacent(links.nodes());
     ScheduleCache schedules =
-        new ScheduleCache(rank, size, config.channels(), config.slotBytes(), algorithm(env));
+        new ScheduleCache(rank, ring, config.channels(), config.slotBytes(), algorithm(env));
     this.collectives = new CpuCollectives(rank, size, schedules, new ProgramRunner(links));
     this.queue = new WorkQueue("ddp4j-cpu-progress-rank" + rank);
   }
@@ -104,6 +107,7 @@ public final class CpuProcessGroup implements ProcessGroup {
     String prefix = "ddp4j/cpu/" + worker.restartCount() + "/" + groupName + "/";
     HostLinks links =
         HostLinks.connect(store, prefix, worker.rank(), worker.worldSize(), config, timeout);
+    Reductions.warmUpInBackground();
     CpuProcessGroup group = new CpuProcessGroup(worker, store, timeout, links, config, env);
     group.logRoutes(config);
     return group;
@@ -113,7 +117,7 @@ public final class CpuProcessGroup implements ProcessGroup {
     if (!log.enabled(DebugLog.Level.INFO) || size == 1) {
       return;
     }
-    int next = (rank + 1) % size;
+    int next = RingOrder.next(ring, rank);
     for (int c = 0; c < config.channels(); c++) {
       log.log(
           DebugLog.Level.INFO,

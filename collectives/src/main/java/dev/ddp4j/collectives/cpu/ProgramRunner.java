@@ -21,7 +21,8 @@ import java.util.List;
  * Channels are interleaved on the calling thread; inside a channel, steps run in order, except that
  * a step may overtake blocked earlier ones within a small window when it touches neither their peer
  * and direction nor their bytes (so a full send queue never stalls an independent receive). A step
- * longer than the transport's piece goes out as several pieces.
+ * longer than the transport's piece goes out as several pieces. A received piece that the next step
+ * sends on is written into the next peer's slot in the same pass (NCCL's recvReduceSend).
  *
  * <p>While nothing moves it checks, about once a millisecond, the deadline and its peers' health,
  * and fails rather than hang: {@link DdpTimeoutException} naming the ranks that never arrived,
@@ -98,7 +99,18 @@ final class ProgramRunner {
           if (allowed > piecesDone[c][i]) {
             moved |=
                 advance(
-                    program, c, i, allowed, base, offset, type, op, tag, pieceBytes, elementBytes);
+                    program,
+                    c,
+                    first,
+                    i,
+                    allowed,
+                    base,
+                    offset,
+                    type,
+                    op,
+                    tag,
+                    pieceBytes,
+                    elementBytes);
           }
         }
         while (first < steps && done(program, c, first, pieceBytes)) {
@@ -181,6 +193,7 @@ final class ProgramRunner {
   private boolean advance(
       CompiledProgram p,
       int c,
+      int first,
       int i,
       int allowed,
       Object base,
@@ -225,10 +238,21 @@ final class ProgramRunner {
                   + " (do all ranks use the same"
                   + " DDP4J_SHM_SLOT_BYTES?)");
         }
+        long forward = forwardSlot(p, c, first, i, k, bytes, pieceBytes);
+        int elements = bytes / elementBytes;
         if (kind == CompiledProgram.RECV_COPY) {
           UNSAFE.copyMemory(null, port.address(), base, address, bytes);
+          if (forward != 0) {
+            UNSAFE.copyMemory(null, port.address(), null, forward, bytes);
+          }
+        } else if (forward != 0) {
+          Reductions.reduceAndCopy(type, op, base, address, port.address(), forward, elements);
         } else {
-          Reductions.reduce(type, op, base, address, null, port.address(), bytes / elementBytes);
+          Reductions.reduce(type, op, base, address, null, port.address(), elements);
+        }
+        if (forward != 0) { // the next step's piece k went out with this one
+          send[p.peer[c][i + 1]][c].publish(bytes, tag);
+          piecesDone[c][i + 1] = k + 1;
         }
         port.release();
       }
@@ -236,6 +260,29 @@ final class ProgramRunner {
       moved = true;
     }
     return moved;
+  }
+
+  /**
+   * When step {@code i + 1} sends exactly the bytes that piece {@code k} of receive step {@code i}
+   * writes (a ring forwards what it just reduced or received), and may send that piece now: the
+   * native address of a reserved slot of the next peer, so the piece is reduced or copied straight
+   * into it while hot instead of re-read from the working buffer later (see {@link
+   * SendPort#reserve}); else 0.
+   */
+  private long forwardSlot(
+      CompiledProgram p, int c, int first, int i, int k, int bytes, int pieceBytes) {
+    int j = i + 1;
+    if (j >= p.kind[c].length
+        || p.kind[c][j] != CompiledProgram.SEND
+        || p.offsetBytes[c][j] != p.offsetBytes[c][i]
+        || p.lengthBytes[c][j] != p.lengthBytes[c][i]
+        || piecesDone[c][j] != k) {
+      return 0;
+    }
+    piecesDone[c][i] = k + 1; // as if this piece had landed: may the send take it after?
+    int allowed = allowedPieces(p, c, first, j, pieceBytes);
+    piecesDone[c][i] = k;
+    return allowed > k ? send[p.peer[c][j]][c].reserve(bytes) : 0;
   }
 
   private CollectiveMismatchException mismatch(int peer, PieceTag ours) {

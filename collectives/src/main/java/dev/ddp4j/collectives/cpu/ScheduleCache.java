@@ -9,8 +9,8 @@ import java.util.Map;
 
 /**
  * This rank's compiled programs by (collective, count, root, element size), least recently used
- * evicted: training repeats the same bucket sizes, so schedules are compiled once. Rings are the
- * ranks in order on every channel until the planner supplies better ones.
+ * evicted: training repeats the same bucket sizes, so schedules are compiled once. Every channel
+ * runs around the same ring ({@link RingOrder}: ranks of one host adjacent).
  */
 final class ScheduleCache {
 
@@ -35,15 +35,13 @@ final class ScheduleCache {
    *     straight to every other; their float sums may differ between ranks in the last bit for 3 or
    *     more ranks, since each rank adds in its own order)
    */
-  ScheduleCache(int rank, int size, int channels, int pieceBytes, String allReduceAlgorithm) {
+  ScheduleCache(int rank, int[] ring, int channels, int pieceBytes, String allReduceAlgorithm) {
     this.rank = rank;
     this.allReduceAlgorithm = allReduceAlgorithm;
     this.pieceBytes = pieceBytes;
-    this.rings = new int[channels][size];
+    this.rings = new int[channels][];
     for (int c = 0; c < channels; c++) {
-      for (int r = 0; r < size; r++) {
-        rings[c][r] = r;
-      }
+      rings[c] = ring.clone();
     }
   }
 
@@ -70,7 +68,9 @@ final class ScheduleCache {
             return RingSchedules.allReduce(rings, k.count(), maxStep);
         }
       case BROADCAST:
-        return RingSchedules.broadcast(rings, k.root(), k.count(), maxStep);
+        // The confirmation makes ranks that pass different roots fail at this call (the root hears
+        // back), not at the next one; it costs one 1-element hop.
+        return RingSchedules.broadcast(rings, k.root(), k.count(), maxStep, true);
       case ALL_GATHER:
         return RingSchedules.allGather(rings, k.count(), maxStep);
       default:

@@ -61,6 +61,18 @@ public final class RingSchedules {
 
   /** Broadcast of {@code count} elements from {@code root}, pipelined along each channel's ring. */
   public static Schedule broadcast(int[][] rings, int root, long count, long maxStepElements) {
+    return broadcast(rings, root, count, maxStepElements, false);
+  }
+
+  /**
+   * As {@link #broadcast(int[][], int, long, long)}; with {@code confirmToRoot}, the last rank of
+   * each chain then sends the segment's last element back to the root (which receives its own
+   * value). Without it the root only sends, so a root that the other ranks do not agree on is never
+   * told; with it the root waits for a piece whose header must match its own, which names both
+   * sides at the call when ranks pass different roots (for one extra 1-element hop).
+   */
+  public static Schedule broadcast(
+      int[][] rings, int root, long count, long maxStepElements, boolean confirmToRoot) {
     int n = checkRings(rings);
     if (root < 0 || root >= n) {
       throw new IllegalArgumentException(
@@ -92,6 +104,14 @@ public final class RingSchedules {
           }
           if (chainPos < n - 1) {
             steps.add(Step.send(next, off, sliceLen));
+          }
+        }
+        if (confirmToRoot && n > 1 && len > 0) {
+          long last = layout.offset(c, 0) + len - 1;
+          if (chainPos == n - 1) {
+            steps.add(Step.send(next, last, 1)); // next of the chain's tail is the root
+          } else if (chainPos == 0) {
+            steps.add(Step.recvCopy(prev, last, 1));
           }
         }
       }

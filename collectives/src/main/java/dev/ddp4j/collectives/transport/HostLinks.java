@@ -23,9 +23,17 @@ public final class HostLinks implements Links {
   private final RecvPort[][] recvPorts;
   private final long[] pidCheckedNs;
   private final boolean[] exited;
+  private final String[] nodeOf; // [rank]: the node (shared-memory domain) it runs on
 
-  private HostLinks(int rank, int size, TransportConfig config, ShmLinks shm, SocketLinks sockets) {
+  private HostLinks(
+      int rank,
+      int size,
+      TransportConfig config,
+      ShmLinks shm,
+      SocketLinks sockets,
+      String[] nodeOf) {
     this.rank = rank;
+    this.nodeOf = nodeOf;
     this.size = size;
     this.config = config;
     this.shm = shm;
@@ -52,9 +60,11 @@ public final class HostLinks implements Links {
     String node = config.shmDisabled() ? "rank-" + rank : NodeIdentity.current();
     store.set(keyPrefix + "node/" + rank, node.getBytes(StandardCharsets.UTF_8));
     List<Integer> sameNode = new ArrayList<>();
+    String[] nodeOf = new String[size];
     for (int r = 0; r < size; r++) {
       byte[] other = r == rank ? null : store.get(keyPrefix + "node/" + r, timeout);
-      if (r == rank || node.equals(new String(other, StandardCharsets.UTF_8))) {
+      nodeOf[r] = r == rank ? node : new String(other, StandardCharsets.UTF_8);
+      if (node.equals(nodeOf[r])) {
         sameNode.add(r);
       }
     }
@@ -77,7 +87,7 @@ public final class HostLinks implements Links {
       if (nodeRanks.length < size) {
         sockets = SocketLinks.connect(store, keyPrefix, rank, size, nodeRanks, config, timeout);
       }
-      return new HostLinks(rank, size, config, shm, sockets);
+      return new HostLinks(rank, size, config, shm, sockets, nodeOf);
     } catch (RuntimeException e) {
       if (shm != null) {
         shm.close();
@@ -117,6 +127,14 @@ public final class HostLinks implements Links {
   @Override
   public RecvPort recvPort(int peer, int channel) {
     return recvPorts[peer][channel];
+  }
+
+  /**
+   * The node each rank runs on (equal strings: one shared-memory domain), index = rank; the same on
+   * every rank of the group.
+   */
+  public List<String> nodes() {
+    return List.of(nodeOf);
   }
 
   /** What the hop from this rank to {@code peer} crosses, for route logs. */

@@ -19,6 +19,22 @@ public interface SendPort {
    */
   boolean offer(Object base, long offset, int lengthBytes, PieceTag tag);
 
+  /**
+   * Where the next piece of {@code lengthBytes} bytes may be written in place (a native address),
+   * or 0 if the connection is full or this transport has no such memory; a non-zero answer must be
+   * followed by {@link #publish} before any other call. Lets the executor write a reduced piece
+   * straight into the peer's slot while it is hot in cache, instead of writing it to the working
+   * buffer and copying it out again.
+   */
+  default long reserve(int lengthBytes) {
+    return 0;
+  }
+
+  /** Sends the piece written at the address {@link #reserve} returned. */
+  default void publish(int lengthBytes, PieceTag tag) {
+    throw new UnsupportedOperationException(route() + " has no in-place send slots");
+  }
+
   /** What this port crosses, for route logs: {@code SHM over NODE}, {@code NET/Socket}. */
   String route();
 }

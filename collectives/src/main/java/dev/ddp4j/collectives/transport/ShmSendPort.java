@@ -31,23 +31,37 @@ final class ShmSendPort implements SendPort {
 
   @Override
   public boolean offer(Object base, long offset, int lengthBytes, PieceTag tag) {
+    long payload = reserve(lengthBytes);
+    if (payload == 0) {
+      return false;
+    }
+    if (lengthBytes > 0) {
+      UNSAFE.copyMemory(base, offset, null, payload, lengthBytes);
+    }
+    publish(lengthBytes, tag);
+    return true;
+  }
+
+  @Override
+  public long reserve(int lengthBytes) {
     if (tail - headSeen >= slots) {
       headSeen = UNSAFE.getLongVolatile(null, ring + HEAD_OFFSET);
       if (tail - headSeen >= slots) {
-        return false;
+        return 0;
       }
     }
+    return ring + RING_HEADER + (tail % slots) * slotStride + SLOT_HEADER;
+  }
+
+  @Override
+  public void publish(int lengthBytes, PieceTag tag) {
     long slot = ring + RING_HEADER + (tail % slots) * slotStride;
     UNSAFE.putInt(null, slot + SLOT_LENGTH_OFFSET, lengthBytes);
     UNSAFE.putInt(null, slot + SLOT_META_OFFSET, tag.meta);
     UNSAFE.putLong(null, slot + SLOT_SEQUENCE_OFFSET, tag.sequence);
     UNSAFE.putLong(null, slot + SLOT_COUNT_OFFSET, tag.count);
-    if (lengthBytes > 0) {
-      UNSAFE.copyMemory(base, offset, null, slot + SLOT_HEADER, lengthBytes);
-    }
     tail++;
     UNSAFE.putOrderedLong(null, ring + TAIL_OFFSET, tail); // release: the slot is visible first
-    return true;
   }
 
   @Override

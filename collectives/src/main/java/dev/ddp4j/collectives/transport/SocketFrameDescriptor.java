@@ -14,6 +14,8 @@ package dev.ddp4j.collectives.transport;
  * length counts the bytes after itself. channel >= 0: a data piece of that channel.
  * channel HELLO (-1):  sequence = the sender's rank; sent once, first.
  * channel FAILED (-2): sequence = the collective that failed on the sender; payload = reason, UTF-8.
+ * channel HEARTBEAT (-3): no payload; sent every DDP4J_SOCKET_LIVENESS_MS / 5 so that a receiver
+ *                     tells a silent peer (host down, link cut) from a busy one.
  * </pre>
  */
 public final class SocketFrameDescriptor {
@@ -22,6 +24,7 @@ public final class SocketFrameDescriptor {
   public static final int HEADER_BYTES = 24; // after the length field
   public static final int HELLO = -1;
   public static final int FAILED = -2;
+  public static final int HEARTBEAT = -3;
 
   private SocketFrameDescriptor() {}
 }

@@ -27,13 +27,18 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * Netty TCP connections to the ranks on other nodes ({@link SocketFrameDescriptor}): a server per
  * rank on the interface {@code DDP4J_SOCKET_IFNAME} names, one outgoing connection per remote peer.
- * A closed connection marks its peer lost, so a dead peer fails the collective at once.
+ * A closed connection marks its peer lost, so a dead peer fails the collective at once; a peer
+ * whose host vanished without closing anything (power loss, cable pulled) is told by its silence:
+ * every rank sends a heartbeat frame on each connection every {@code DDP4J_SOCKET_LIVENESS_MS / 5},
+ * and a peer heard nothing from for {@code DDP4J_SOCKET_LIVENESS_MS} counts as gone.
  */
 final class SocketLinks implements AutoCloseable {
 
@@ -47,9 +52,12 @@ final class SocketLinks implements AutoCloseable {
   private final AtomicReferenceArray<String> problems; // [peer]: why it is gone, null while fine
   private final AtomicReferenceArray<String> failures; // [peer]: what it reported, or null
   private final CountDownLatch hellos;
+  private final AtomicLongArray lastHeardNs; // [peer]: nanoTime of its last frame, 0 before hello
+  private final long livenessNs;
+  private volatile ScheduledFuture<?> heartbeats;
   volatile Thread progressThread;
 
-  private SocketLinks(int rank, int size, int channels, int remotePeers) {
+  private SocketLinks(int rank, int size, int channels, int remotePeers, long livenessMs) {
     this.rank = rank;
     this.channels = channels;
     this.loop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
@@ -59,6 +67,8 @@ final class SocketLinks implements AutoCloseable {
     this.problems = new AtomicReferenceArray<>(size);
     this.failures = new AtomicReferenceArray<>(size);
     this.hellos = new CountDownLatch(remotePeers);
+    this.lastHeardNs = new AtomicLongArray(size);
+    this.livenessNs = TimeUnit.MILLISECONDS.toNanos(livenessMs);
     for (int p = 0; p < size; p++) {
       for (int c = 0; c < channels; c++) {
         inbound[p][c] = new SocketRecvPort(this);
@@ -77,6 +87,8 @@ final class SocketLinks implements AutoCloseable {
     this.problems = base.problems;
     this.failures = base.failures;
     this.hellos = base.hellos;
+    this.lastHeardNs = base.lastHeardNs;
+    this.livenessNs = base.livenessNs;
     this.server = server;
   }
 
@@ -89,7 +101,8 @@ final class SocketLinks implements AutoCloseable {
       TransportConfig config,
       Duration timeout) {
     int remote = size - nodeRanks.length;
-    SocketLinks base = new SocketLinks(rank, size, config.channels(), remote);
+    SocketLinks base =
+        new SocketLinks(rank, size, config.channels(), remote, config.socketLivenessMs());
     String host = SocketAddresses.advertised(config.socketInterface());
     Channel server;
     try {
@@ -136,6 +149,10 @@ final class SocketLinks implements AutoCloseable {
                 + timeout.toSeconds()
                 + " s (check that DDP4J_SOCKET_IFNAME picks an interface they can reach)");
       }
+      long periodMs = Math.max(50, config.socketLivenessMs() / 5);
+      links.heartbeats =
+          links.loop.scheduleAtFixedRate(
+              links::heartbeat, periodMs, periodMs, TimeUnit.MILLISECONDS);
       return links;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -206,6 +223,17 @@ final class SocketLinks implements AutoCloseable {
     return ch;
   }
 
+  /** Runs on the event loop: one empty HEARTBEAT frame on each connection that is not backed up. */
+  private void heartbeat() {
+    for (Channel ch : outbound) {
+      if (ch != null && ch.isActive() && ch.isWritable()) {
+        ByteBuf b = ch.alloc().buffer(4 + HEADER_BYTES);
+        b.writeInt(HEADER_BYTES).writeInt(HEARTBEAT).writeInt(0).writeLong(0).writeLong(0);
+        ch.writeAndFlush(b, ch.voidPromise());
+      }
+    }
+  }
+
   private ChannelInitializer<SocketChannel> inboundInitializer(TransportConfig config) {
     int maxFrame = HEADER_BYTES + Math.max(config.slotBytes(), 1 << 16);
     return new ChannelInitializer<>() {
@@ -229,6 +257,9 @@ final class SocketLinks implements AutoCloseable {
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
       int channel = frame.getInt(frame.readerIndex());
+      if (peer >= 0) {
+        lastHeardNs.set(peer, System.nanoTime());
+      }
       if (channel >= 0 && peer >= 0 && channel < channels) {
         inbound[peer][channel].arrived(frame);
         Thread t = progressThread;
@@ -240,6 +271,7 @@ final class SocketLinks implements AutoCloseable {
       try {
         if (channel == HELLO) {
           peer = (int) frame.getLong(frame.readerIndex() + 8);
+          lastHeardNs.set(peer, System.nanoTime());
           hellos.countDown();
         } else if (channel == FAILED) {
           long seq = frame.getLong(frame.readerIndex() + 8);
@@ -302,7 +334,25 @@ final class SocketLinks implements AutoCloseable {
   }
 
   String gone(int peer) {
-    return problems.get(peer);
+    String problem = problems.get(peer);
+    if (problem != null) {
+      return problem;
+    }
+    long heard = lastHeardNs.get(peer);
+    long silentNs = System.nanoTime() - heard;
+    if (heard != 0 && silentNs > livenessNs) {
+      return "rank "
+          + peer
+          + " at "
+          + addresses[peer]
+          + " sent nothing, not even a heartbeat, for "
+          + TimeUnit.NANOSECONDS.toMillis(silentNs)
+          + " ms: its host is down or the network to it is cut (a peer silent for"
+          + " DDP4J_SOCKET_LIVENESS_MS="
+          + TimeUnit.NANOSECONDS.toMillis(livenessNs)
+          + " counts as dead)";
+    }
+    return null;
   }
 
   String failure(int peer) {
@@ -323,11 +373,17 @@ final class SocketLinks implements AutoCloseable {
 
   @Override
   public void close() {
-    for (Channel ch : outbound) {
+    ScheduledFuture<?> beats = heartbeats;
+    if (beats != null) {
+      beats.cancel(false);
+    }
+    for (int p = 0; p < outbound.length; p++) {
+      Channel ch = outbound[p];
       if (ch != null) {
         // Writes complete in order: once this empty one has, every piece reached the kernel, so
-        // closing cannot drop the last pieces a slower peer still has to read.
-        if (ch.isActive()) {
+        // closing cannot drop the last pieces a slower peer still has to read. Not for a peer
+        // that is gone: nothing would drain, and close would stall.
+        if (ch.isActive() && gone(p) == null) {
           ch.writeAndFlush(Unpooled.EMPTY_BUFFER).awaitUninterruptibly(10, TimeUnit.SECONDS);
         }
         ch.close().awaitUninterruptibly(1, TimeUnit.SECONDS);

@@ -15,6 +15,9 @@ import java.util.Map;
  * @param slots {@code DDP4J_SHM_SLOTS}: pieces in flight per ring, default 8
  * @param channels {@code DDP4J_NCHANNELS}: channels, default 1
  * @param socketInterface {@code DDP4J_SOCKET_IFNAME}: the interface sockets listen on, or null
+ * @param socketLivenessMs {@code DDP4J_SOCKET_LIVENESS_MS}: a socket peer that sent nothing, not
+ *     even a heartbeat, for this long counts as dead (its host vanished without closing its
+ *     sockets); default 10000. Heartbeats go out every fifth of it.
  */
 public record TransportConfig(
     boolean shmDisabled,
@@ -23,10 +26,12 @@ public record TransportConfig(
     int slotBytes,
     int slots,
     int channels,
-    String socketInterface) {
+    String socketInterface,
+    long socketLivenessMs) {
 
   public static final int DEFAULT_SLOT_BYTES = 64 * 1024;
   public static final int DEFAULT_SLOTS = 8;
+  public static final int DEFAULT_SOCKET_LIVENESS_MS = 10_000;
 
   /** Reads the settings from {@code env}. */
   public static TransportConfig fromEnvironment(Map<String, String> env) {
@@ -46,6 +51,13 @@ public record TransportConfig(
       throw new ConfigException("DDP4J_NCHANNELS=" + channels + " (expected: 1 to 64)");
     }
     String ifname = read(env, "DDP4J_SOCKET_IFNAME", "NCCL_SOCKET_IFNAME", null);
+    int livenessMs = intValue(env, "DDP4J_SOCKET_LIVENESS_MS", null, DEFAULT_SOCKET_LIVENESS_MS);
+    if (livenessMs < 250) {
+      throw new ConfigException(
+          "DDP4J_SOCKET_LIVENESS_MS="
+              + livenessMs
+              + " (expected: >= 250; a socket peer silent this long counts as dead)");
+    }
     return new TransportConfig(
         disabled,
         dir,
@@ -53,7 +65,8 @@ public record TransportConfig(
         slotBytes,
         slots,
         channels,
-        ifname);
+        ifname,
+        livenessMs);
   }
 
   private static String read(Map<String, String> env, String name, String ncclName, String dflt) {

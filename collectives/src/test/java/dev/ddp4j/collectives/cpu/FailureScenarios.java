@@ -13,6 +13,7 @@ import dev.ddp4j.testing.RankProcessMain;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /** Rank-side halves of {@link FailureTest}: each prints what it saw; the test checks it. */
 final class FailureScenarios {
@@ -117,6 +118,76 @@ final class FailureScenarios {
           .hasMessageContaining(ours)
           .hasMessageContaining(theirs);
       System.out.println("rank " + pg.rank() + " saw the mismatch");
+    }
+  }
+
+  /**
+   * Each rank of two broadcasts from itself: both only send, so without the root's confirmation
+   * neither would notice until the next collective. args[0] is the count.
+   */
+  public static final class RootMismatch implements RankProcessMain.RankScenario {
+    @Override
+    public void run(ProcessGroup pg, String[] args) {
+      pg.barrier().await();
+      int count = Integer.parseInt(args[0]);
+      int me = pg.rank();
+      int other = 1 - me;
+      var work = pg.broadcast(HostBuffer.of(new float[count]), me);
+      assertThatThrownBy(work::await)
+          .isInstanceOf(CollectiveMismatchException.class)
+          .hasMessageContaining(
+              "broadcast #1 of " + count + " float32 from root " + me + " on rank " + me)
+          .hasMessageContaining(
+              "but rank "
+                  + other
+                  + " called broadcast of "
+                  + count
+                  + " float32 from root "
+                  + other);
+      System.out.println("rank " + me + " saw the root mismatch at the call");
+    }
+  }
+
+  /**
+   * Two ranks on two hosts (network namespaces, see TwoHostSocketTest): rank 0 is inside an
+   * all-reduce when rank 1 takes its network link down (args[0]: its interface) and never closes a
+   * socket, as a host losing power would. Rank 0 must fail within seconds, by the silence of rank
+   * 1's heartbeats, not at the 120 s timeout.
+   */
+  public static final class LinkCut implements RankProcessMain.RankScenario {
+    @Override
+    public Duration timeout() {
+      return Duration.ofSeconds(120);
+    }
+
+    @Override
+    public void run(ProcessGroup pg, String[] args) throws Exception {
+      pg.allReduce(HostBuffer.of(new float[1000]), ReduceOp.SUM).await();
+      if (pg.rank() == 1) {
+        pg.store().wait(List.of("cut/started"), Duration.ofSeconds(60));
+        Process ip = new ProcessBuilder("ip", "link", "set", args[0], "down").inheritIO().start();
+        assertThat(ip.waitFor(20, TimeUnit.SECONDS)).as("ip link set down finished").isTrue();
+        assertThat(ip.exitValue()).as("ip link set " + args[0] + " down").isZero();
+        pg.store().set("cut/done", new byte[] {1});
+        System.out.println("rank 1 cut its link");
+        pg.store().wait(List.of("cut/checked"), Duration.ofSeconds(30));
+        System.out.flush();
+        Runtime.getRuntime().halt(0); // a vanished host closes nothing
+      }
+      // 16 MiB: more than the socket buffers hold, so rank 0 is mid-transfer when the link goes.
+      var work = pg.allReduce(HostBuffer.of(new float[1 << 22]), ReduceOp.SUM);
+      pg.store().set("cut/started", new byte[] {1});
+      pg.store().wait(List.of("cut/done"), Duration.ofSeconds(60));
+      long cutNs = System.nanoTime();
+      assertThatThrownBy(() -> work.await(Duration.ofSeconds(20)))
+          .isInstanceOf(PeerFailureException.class)
+          .hasMessageContaining("rank 1 at ")
+          .hasMessageContaining("not even a heartbeat")
+          .satisfies(e -> assertThat(((PeerFailureException) e).peerRank()).isEqualTo(1));
+      long seconds = (System.nanoTime() - cutNs) / 1_000_000_000L;
+      assertThat(seconds).as("seconds from the cut until rank 1 was declared gone").isLessThan(8);
+      pg.store().set("cut/checked", new byte[] {1});
+      System.out.println("rank 0 saw rank 1 vanish after " + seconds + " s");
     }
   }
 }

@@ -58,6 +58,19 @@ class FailureTest {
     }
   }
 
+  @ParameterizedTest(name = "count {0}")
+  @ValueSource(strings = {"1", "100000"})
+  void shouldNameBothRootsAtTheCallWhenTwoRanksBroadcastFromDifferentRoots(String count)
+      throws Exception {
+    List<Outcome> outcomes =
+        RankProcesses.run(2, Map.of(), FailureScenarios.RootMismatch.class, 120, count);
+    String all = RankProcesses.describe(outcomes);
+    for (Outcome o : outcomes) {
+      assertThat(o.exitStatus()).as(all).isZero();
+      assertThat(o.output()).contains("rank " + o.rank() + " saw the root mismatch at the call");
+    }
+  }
+
   /** Ring files are named ddp4j-PID-RANDOM.rRANK by the rank process that created them. */
   private static long shmFilesOf(long pid) throws IOException {
     Path shm = Path.of("/dev/shm");

@@ -59,17 +59,7 @@ class TwoHostSocketTest {
     List<Outcome> outcomes =
         RankProcesses.run(
             2,
-            rank ->
-                List.of(
-                    "ip",
-                    "netns",
-                    "exec",
-                    namespaces.get(rank),
-                    "unshare",
-                    "--uts",
-                    "sh",
-                    "-c",
-                    "hostname host" + rank + " && exec \"$0\" \"$@\""),
+            this::onItsHost,
             Map.of("DDP4J_SOCKET_IFNAME", "d4j", "DDP4J_DEBUG", "INFO"),
             CorrectnessScenario.class,
             240,
@@ -80,6 +70,58 @@ class TwoHostSocketTest {
     }
     assertThat(outcomes.get(0).output())
         .contains("Channel 00/01 : 0[0] -> 1[1] via NET/Socket (10.231.7.2:");
+  }
+
+  @Test
+  void shouldFailWithinSecondsNamingTheRankWhoseLinkWasCutMidCollective() throws Exception {
+    List<Outcome> outcomes =
+        RankProcesses.run(
+            2,
+            this::onItsHost,
+            Map.of("DDP4J_SOCKET_IFNAME", "d4j", "DDP4J_SOCKET_LIVENESS_MS", "2000"),
+            FailureScenarios.LinkCut.class,
+            120,
+            "d4jb" + id);
+    String all = RankProcesses.describe(outcomes);
+    assertThat(outcomes.get(1).output()).as(all).contains("rank 1 cut its link");
+    assertThat(outcomes.get(0).exitStatus()).as(all).isZero();
+    assertThat(outcomes.get(0).output()).as(all).contains("rank 0 saw rank 1 vanish");
+  }
+
+  @Test
+  void shouldRingRanksOfOneHostNextToEachOtherWhenPlacedRoundRobin() throws Exception {
+    List<Outcome> outcomes =
+        RankProcesses.run(
+            4,
+            this::onItsHost,
+            Map.of("DDP4J_SOCKET_IFNAME", "d4j", "DDP4J_DEBUG", "INFO"),
+            CorrectnessScenario.class,
+            240,
+            "quick");
+    String all = RankProcesses.describe(outcomes);
+    for (Outcome o : outcomes) {
+      assertThat(o.exitStatus()).as(all).isZero();
+    }
+    // ranks 0 and 2 on host0, 1 and 3 on host1: ring 0 2 1 3, two network hops instead of four
+    assertThat(outcomes.get(0).output()).as(all).contains("0[0] -> 2[2] via SHM over NODE");
+    assertThat(outcomes.get(2).output()).as(all).contains("2[2] -> 1[1] via NET/Socket");
+    assertThat(outcomes.get(1).output()).as(all).contains("1[1] -> 3[3] via SHM over NODE");
+    assertThat(outcomes.get(3).output()).as(all).contains("3[3] -> 0[0] via NET/Socket");
+  }
+
+  /** The command prefix that puts {@code rank} on host {@code rank % 2}: its namespaces, name. */
+  private List<String> onItsHost(int rank) {
+    int host = rank % 2;
+    return List.of(
+        "ip",
+        "netns",
+        "exec",
+        namespaces.get(host),
+        "unshare",
+        "--uts",
+        "sh",
+        "-c",
+        "hostname host" + host + " && exec \"$0\" \"$@\"");
   }
 
   /** Runs each command; null if all succeeded, else the first failure. */

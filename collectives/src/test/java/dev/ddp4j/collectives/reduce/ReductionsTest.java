@@ -42,6 +42,48 @@ class ReductionsTest {
     }
   }
 
+  @org.junit.jupiter.api.Test
+  void shouldUseTheVectorKernelsInThisJvm() {
+    // surefire starts this JVM with --add-modules jdk.incubator.vector (collectives/pom.xml), so
+    // the test above checks the vectorised FLOAT32 / FLOAT64 kernels on native memory.
+    assertThat(Reductions.VECTORISED).isTrue();
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = DataType.class,
+      names = {"FLOAT32", "FLOAT64", "INT32", "BFLOAT16"})
+  void shouldReduceAndForwardEveryOpLikeReduceAlone(DataType type) {
+    int size = type.sizeBytes();
+    for (ReduceOp op : ReduceOp.values()) {
+      for (int count : new int[] {0, 1, 15, 1037, 70_001}) {
+        Random random = new Random(count * 7L + op.ordinal());
+        double[] a = TypedValues.random(type, count, random);
+        double[] b = TypedValues.random(type, count, random);
+        HostMemory fused = HostMemory.of(TypedValues.buffer(type, a, HostBuffer.Storage.NIO));
+        HostMemory alone = HostMemory.of(TypedValues.buffer(type, a, HostBuffer.Storage.NIO));
+        HostMemory src = HostMemory.of(TypedValues.buffer(type, b, HostBuffer.Storage.NIO));
+        java.nio.ByteBuffer out = java.nio.ByteBuffer.allocateDirect(Math.max(1, count * size));
+        long outAddress = UnsafeMemory.addressOf(out);
+        Reductions.reduceAndCopy(type, op, null, fused.offset(), src.offset(), outAddress, count);
+        Reductions.reduce(type, op, null, alone.offset(), null, src.offset(), count);
+        byte[] want = bytes(alone.offset(), count * size);
+        assertThat(bytes(fused.offset(), count * size))
+            .as("%s %s count %d: the working buffer", type, op, count)
+            .isEqualTo(want);
+        assertThat(bytes(outAddress, count * size))
+            .as("%s %s count %d: the forwarded piece", type, op, count)
+            .isEqualTo(want);
+      }
+    }
+  }
+
+  private static byte[] bytes(long address, int length) {
+    byte[] copy = new byte[length];
+    UnsafeMemory.copy(null, address, copy, UnsafeMemory.BYTE_BASE, length);
+    return copy;
+  }
+
   @ParameterizedTest
   @EnumSource(
       value = DataType.class,

@@ -49,6 +49,7 @@ class RingSchedulesTest {
     ScheduleChecker.check(RingSchedules.reduceScatter(ring, count, maxStep));
     for (int root = 0; root < n; root++) {
       ScheduleChecker.check(RingSchedules.broadcast(ring, root, count, maxStep));
+      ScheduleChecker.check(RingSchedules.broadcast(ring, root, count, maxStep, true));
     }
   }
 
@@ -72,6 +73,22 @@ class RingSchedulesTest {
     ScheduleChecker.check(RingSchedules.reduceScatter(rings, count / n + 1, maxStep));
     ScheduleChecker.check(
         RingSchedules.broadcast(rings, (int) Math.floorMod(seed, (long) n), count, maxStep));
+    ScheduleChecker.check(
+        RingSchedules.broadcast(rings, (int) Math.floorMod(seed, (long) n), count, maxStep, true));
+  }
+
+  @ParameterizedTest(name = "n={0}")
+  @CsvSource({"2", "3", "5"})
+  void confirmedBroadcastShouldMakeTheRootReceiveFromTheChainTail(int n) {
+    int[][] ring = {identity(n)};
+    for (int root = 0; root < n; root++) {
+      Schedule s = RingSchedules.broadcast(ring, root, 10, 4, true);
+      List<Step> rootSteps = s.rank(root).channels().get(0);
+      int tail = Math.floorMod(root - 1, n);
+      assertThat(rootSteps.get(rootSteps.size() - 1)).isEqualTo(Step.recvCopy(tail, 9, 1));
+      List<Step> tailSteps = s.rank(tail).channels().get(0);
+      assertThat(tailSteps.get(tailSteps.size() - 1)).isEqualTo(Step.send(root, 9, 1));
+    }
   }
 
   @ParameterizedTest(name = "n={0}")

@@ -1,5 +1,6 @@
 package dev.ddp4j.launcher.bench;
 
+import dev.ddp4j.launcher.WorkerCommand;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -132,6 +133,7 @@ public final class BenchCommand implements Callable<Integer> {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-XX:+UseParallelGC");
+    cmd.addAll(WorkerCommand.WORKER_JVM_OPTIONS);
     cmd.addAll(jvmArgs);
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));

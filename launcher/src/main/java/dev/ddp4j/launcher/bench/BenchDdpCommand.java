@@ -1,5 +1,6 @@
 package dev.ddp4j.launcher.bench;
 
+import dev.ddp4j.launcher.WorkerCommand;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -161,6 +162,7 @@ public final class BenchDdpCommand implements Callable<Integer> {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-XX:+UseParallelGC");
+    cmd.addAll(WorkerCommand.WORKER_JVM_OPTIONS);
     cmd.addAll(jvmArgs);
     cmd.add("-cp");
     cmd.add(cp);
