@@ -20,13 +20,22 @@ public final class WorkerCommand {
    * which the cpu backend reduces float32 / float64 on native memory about 3x faster than its
    * scalar loops. The JVM prints one "Using incubator modules" warning per worker for it. Empty
    * where the runtime lacks the module (a jlinked image) or is Java 20+, whose Vector API the
-   * kernels do not use.
+   * kernels do not use, and under {@code DDP4J_CPU_VECTOR=0}, which wants the scalar loops anyway
+   * (and so silences the warning).
    */
   public static final List<String> WORKER_JVM_OPTIONS =
-      Runtime.version().feature() < 20
-              && java.lang.module.ModuleFinder.ofSystem().find("jdk.incubator.vector").isPresent()
-          ? List.of("--add-modules", "jdk.incubator.vector")
-          : List.of();
+      workerJvmOptions(
+          System.getenv(),
+          Runtime.version().feature(),
+          java.lang.module.ModuleFinder.ofSystem().find("jdk.incubator.vector").isPresent());
+
+  /** {@link #WORKER_JVM_OPTIONS} for this environment, Java feature release and module finding. */
+  static List<String> workerJvmOptions(
+      java.util.Map<String, String> env, int javaFeature, boolean hasVectorModule) {
+    return !"0".equals(env.get("DDP4J_CPU_VECTOR")) && javaFeature < 20 && hasVectorModule
+        ? List.of("--add-modules", "jdk.incubator.vector")
+        : List.of();
+  }
 
   private WorkerCommand() {}
 

@@ -129,4 +129,15 @@ class WorkerSetupTest {
     assertThat(ExitStatus.describe(137)).isEqualTo("exit code 137 (killed by signal 9, SIGKILL)");
     assertThat(ExitStatus.describe(139)).contains("SIGSEGV");
   }
+
+  @Test
+  void workersShouldGetTheVectorModuleUnlessTurnedOffOrUnavailable() {
+    List<String> add = List.of("--add-modules", "jdk.incubator.vector");
+    assertThat(WorkerCommand.workerJvmOptions(Map.of(), 17, true)).isEqualTo(add);
+    assertThat(WorkerCommand.workerJvmOptions(Map.of("DDP4J_CPU_VECTOR", "1"), 17, true))
+        .isEqualTo(add);
+    assertThat(WorkerCommand.workerJvmOptions(Map.of("DDP4J_CPU_VECTOR", "0"), 17, true)).isEmpty();
+    assertThat(WorkerCommand.workerJvmOptions(Map.of(), 17, false)).isEmpty();
+    assertThat(WorkerCommand.workerJvmOptions(Map.of(), 21, true)).isEmpty();
+  }
 }
