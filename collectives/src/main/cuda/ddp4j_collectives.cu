@@ -1,8 +1,8 @@
 // ddp4j reduce-scatter, all-gather and broadcast kernels: one process per GPU, pushes over NVLink into the peers'
 // IPC scratch, flags in peer memory. They share the scratch, the flags and the launch sequence numbers with the
 // all-reduce kernels of ddp4j_allreduce.cu (ScratchLayout.java draws the layout), so the two files must agree on
-// FLAG_BYTES, the slots and the flag protocol; the device helpers below mirror that file's. Kept in their own
-// module so that the all-reduce kernels' binary does not change with these.
+// FLAG_BYTES and the slots; the flag protocol and the reduction helpers are both files' ddp4j_device.cuh. Kept in
+// their own module so that the all-reduce kernels' binary does not change with these.
 //
 // One pattern for the three ops ("push, then combine"), pipelined like the one-shot all-reduce: blocks
 // [0, blocks) push step s of their slice to every peer's slot for this rank and then raise the step's flag in
@@ -46,75 +46,15 @@ struct Params {
   char* scratch[MAX_RANKS];       // every rank's scratch base as mapped in this process (own included)
 };
 
-enum { OP_SUM = 0, OP_AVG = 1, OP_PROD = 2, OP_MIN = 3, OP_MAX = 4 };
+#include "ddp4j_device.cuh"
+
 enum { KIND_REDUCE_SCATTER = 0, KIND_ALL_GATHER = 1, KIND_BROADCAST = 2 };
 
-template <typename T> struct Acc { typedef T A; };
-template <> struct Acc<__half> { typedef float A; };
-template <> struct Acc<__nv_bfloat16> { typedef float A; };
-template <> struct Acc<int8_t> { typedef int A; };
-template <> struct Acc<uint8_t> { typedef unsigned A; };
-
-template <typename T> __device__ __forceinline__ typename Acc<T>::A toAcc(T v) { return (typename Acc<T>::A)v; }
-template <> __device__ __forceinline__ float toAcc<__half>(__half v) { return __half2float(v); }
-template <> __device__ __forceinline__ float toAcc<__nv_bfloat16>(__nv_bfloat16 v) { return __bfloat162float(v); }
-template <typename T> __device__ __forceinline__ T fromAcc(typename Acc<T>::A a) { return (T)a; }
-template <> __device__ __forceinline__ __half fromAcc<__half>(float a) { return __float2half_rn(a); }
-template <> __device__ __forceinline__ __nv_bfloat16 fromAcc<__nv_bfloat16>(float a) { return __float2bfloat16_rn(a); }
-
-template <int OP, typename A> __device__ __forceinline__ A combine(A a, A b) {
-  if (OP == OP_SUM || OP == OP_AVG) return a + b;
-  if (OP == OP_PROD) return a * b;
-  if (OP == OP_MIN) return b < a ? b : a;
-  return b > a ? b : a;
-}
-// AVG divides once at the end; integer division truncates toward zero, as ReduceOp documents.
-template <int OP, typename A> __device__ __forceinline__ A finish(A a, unsigned long long n) {
-  if (OP == OP_AVG) return a / (A)n;
-  return a;
-}
-
-// ---- flags (as in ddp4j_allreduce.cu) ----
-__device__ __forceinline__ unsigned long long* flagAt(char* scratch, unsigned long long block, unsigned long long sender) {
-  return reinterpret_cast<unsigned long long*>(scratch) + block * MAX_RANKS + sender;
-}
-__device__ __forceinline__ void storeRelease(unsigned long long* p, unsigned long long v) {
-  asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
-__device__ __forceinline__ unsigned long long loadAcquire(const unsigned long long* p) {
-  unsigned long long v;
-  asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
-}
-__device__ __forceinline__ unsigned long long globalTimerNs() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-// Whole block: after its stores to the peers, publish `value` as block b's flag in every rank's scratch.
-__device__ __forceinline__ void signalPeers(const Params& p, unsigned long long b, unsigned long long value) {
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence_system();
-    for (unsigned long long q = 0; q < p.nranks; q++) storeRelease(flagAt(p.scratch[q], b, p.rank), value);
-  }
-}
-// Whole block: wait until every rank's flag for block b in this rank's scratch reached `value` (a dead peer traps
-// the kernel after timeoutNs instead of hanging it).
+// Whole block: wait until every rank's flag for block b in this rank's scratch reached `value`, own included.
 __device__ __forceinline__ void waitAll(const Params& p, unsigned long long b, unsigned long long value) {
-  unsigned long long q = threadIdx.x;
-  if (q < p.nranks) {
-    const unsigned long long* f = flagAt(p.scratch[p.rank], b, q);
-    if (loadAcquire(f) < value) {
-      unsigned long long start = globalTimerNs();
-      unsigned spins = 0;
-      while (loadAcquire(f) < value) {
-        if ((++spins & 1023) == 0 && globalTimerNs() - start > p.timeoutNs) __trap();
-      }
-    }
-  }
-  __syncthreads();
+  waitPeers(p, b, value, true);
 }
+
 __device__ __forceinline__ char* slotOf(const Params& p, unsigned long long holder, unsigned long long sender) {
   unsigned long long peerIndex = (sender + p.nranks - holder - 1) % p.nranks;
   return p.scratch[holder] + FLAG_BYTES + (p.seq & 1ull) * (p.nranks - 1) * p.slotBytes + peerIndex * p.slotBytes;

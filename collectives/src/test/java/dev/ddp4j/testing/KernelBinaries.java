@@ -8,11 +8,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.HexFormat;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * Checks that a CUDA fat binary shipped as a resource was built from the .cu source in the tree:
- * {@code scripts/build-kernels.sh} records both SHA-256s in a {@code .sha256} resource beside the
- * binary.
+ * Checks that a CUDA fat binary shipped as a resource was built from the .cu source in the tree and
+ * the headers it includes with {@code #include "..."}: {@code scripts/build-kernels.sh} records
+ * their SHA-256s and the binary's in a {@code .sha256} resource beside the binary.
  */
 public final class KernelBinaries {
 
@@ -38,6 +40,19 @@ public final class KernelBinaries {
     assertThat(recorded)
         .as(file + " changed since scripts/build-kernels.sh last built it: run it and commit")
         .contains("source " + sha256(Files.readAllBytes(Path.of(source))));
+    Matcher include =
+        Pattern.compile("(?m)^#include \"([^\"]+)\"")
+            .matcher(Files.readString(Path.of(source), StandardCharsets.UTF_8));
+    while (include.find()) {
+      Path header = Path.of(source).resolveSibling(include.group(1));
+      assertThat(recorded)
+          .as(
+              header
+                  + " (included by "
+                  + file
+                  + ") changed since scripts/build-kernels.sh last built it")
+          .contains("include " + include.group(1) + " " + sha256(Files.readAllBytes(header)));
+    }
     assertThat(recorded)
         .as(binaryResource + " is not the binary scripts/build-kernels.sh recorded")
         .contains("fatbin " + sha256(resource(binaryResource)));
