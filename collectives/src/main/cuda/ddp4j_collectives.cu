@@ -55,34 +55,6 @@ __device__ __forceinline__ void waitAll(const Params& p, unsigned long long b, u
   waitPeers(p, b, value, true);
 }
 
-__device__ __forceinline__ char* slotOf(const Params& p, unsigned long long holder, unsigned long long sender) {
-  unsigned long long peerIndex = (sender + p.nranks - holder - 1) % p.nranks;
-  return p.scratch[holder] + FLAG_BYTES + (p.seq & 1ull) * (p.nranks - 1) * p.slotBytes + peerIndex * p.slotBytes;
-}
-
-// ---- data movement on element ranges [lo, hi); lo is a multiple of 16 / sizeof(T) ----
-template <typename T>
-__device__ __forceinline__ void copyRange(T* dst, const T* src, unsigned long long lo, unsigned long long hi, bool vec) {
-  const unsigned long long V = 16 / sizeof(T);
-  unsigned long long i = lo;
-  if (vec) {
-    unsigned long long nv = (hi - lo) / V;
-    const uint4* s = reinterpret_cast<const uint4*>(src + lo);
-    uint4* d = reinterpret_cast<uint4*>(dst + lo);
-    unsigned long long k = threadIdx.x;
-    for (; k + 3 * blockDim.x < nv; k += 4 * blockDim.x) {
-      uint4 a = __ldcg(s + k), b = __ldcg(s + k + blockDim.x), c = __ldcg(s + k + 2 * blockDim.x), e = __ldcg(s + k + 3 * blockDim.x);
-      __stcg(d + k, a);
-      __stcg(d + k + blockDim.x, b);
-      __stcg(d + k + 2 * blockDim.x, c);
-      __stcg(d + k + 3 * blockDim.x, e);
-    }
-    for (; k < nv; k += blockDim.x) __stcg(d + k, __ldcg(s + k));
-    i = lo + nv * V;
-  }
-  for (unsigned long long k = i + threadIdx.x; k < hi; k += blockDim.x) dst[k] = src[k];
-}
-
 // out[k] = finish(fold in rank order of (r == me ? mine : slots[r])[k]).
 template <typename T, int OP>
 __device__ __forceinline__ void reduceRange(const Params& p, T* out, const T* mine, const T* const* slots,

@@ -36,29 +36,38 @@ class MultiNodeTest {
       "--master-port=" + port,
       "BarrierWorker"
     };
+    TwoNodes job = runTwoNodes(args);
+    for (int i = 0; i < 4; i++) {
+      int r = i;
+      assertThat(job.lines())
+          .contains("[rank" + r + "]:passed barrier")
+          .anyMatch(
+              l ->
+                  l.startsWith(
+                      "[rank"
+                          + r
+                          + "]:rank="
+                          + r
+                          + " world=4 local="
+                          + (r % 2)
+                          + "/2 group="
+                          + (r / 2)));
+    }
+    assertThat(job.output()).contains("(hosting the store)");
+  }
+
+  /** The lines and output of two launchers that both exited 0. */
+  private record TwoNodes(List<String> lines, String output) {}
+
+  /** Runs two launchers with the same {@code args} and asserts that both exit 0 within 90 s. */
+  private static TwoNodes runTwoNodes(String[] args) throws Exception {
     try (LauncherRun a = LauncherRun.start(SECRET, args);
         LauncherRun b = LauncherRun.start(SECRET, args)) {
       assertThat(a.exitCode(Duration.ofSeconds(90))).as(a.output()).isZero();
       assertThat(b.exitCode(Duration.ofSeconds(90))).as(b.output()).isZero();
       List<String> all = new ArrayList<>(a.lines);
       all.addAll(b.lines);
-      for (int i = 0; i < 4; i++) {
-        int r = i;
-        assertThat(all)
-            .contains("[rank" + r + "]:passed barrier")
-            .anyMatch(
-                l ->
-                    l.startsWith(
-                        "[rank"
-                            + r
-                            + "]:rank="
-                            + r
-                            + " world=4 local="
-                            + (r % 2)
-                            + "/2 group="
-                            + (r / 2)));
-      }
-      assertThat(a.output() + b.output()).contains("(hosting the store)");
+      return new TwoNodes(all, a.output() + b.output());
     }
   }
 
@@ -95,22 +104,16 @@ class MultiNodeTest {
       "--init-method=file://" + dir.resolve("x"),
       "BarrierWorker"
     };
-    try (LauncherRun a = LauncherRun.start(SECRET, args);
-        LauncherRun b = LauncherRun.start(SECRET, args)) {
-      assertThat(a.exitCode(Duration.ofSeconds(90))).as(a.output()).isZero();
-      assertThat(b.exitCode(Duration.ofSeconds(90))).as(b.output()).isZero();
-      List<String> all = new ArrayList<>(a.lines);
-      all.addAll(b.lines);
-      for (int r = 0; r < 4; r++) {
-        int rank = r;
-        assertThat(all)
-            .contains("[rank" + r + "]:passed barrier")
-            .anyMatch(l -> l.startsWith("[rank" + rank + "]:rank=" + rank + " world=4"));
-      }
-      assertThat(a.output() + b.output())
-          .contains("node 0 of 2 joined the job at file://")
-          .contains("node 1 of 2 joined the job at file://");
+    TwoNodes job = runTwoNodes(args);
+    for (int r = 0; r < 4; r++) {
+      int rank = r;
+      assertThat(job.lines())
+          .contains("[rank" + r + "]:passed barrier")
+          .anyMatch(l -> l.startsWith("[rank" + rank + "]:rank=" + rank + " world=4"));
     }
+    assertThat(job.output())
+        .contains("node 0 of 2 joined the job at file://")
+        .contains("node 1 of 2 joined the job at file://");
   }
 
   @Test

@@ -2,8 +2,6 @@ package dev.ddp4j.collectives.cuda;
 
 import dev.ddp4j.DataType;
 import dev.ddp4j.ReduceOp;
-import java.io.IOException;
-import java.io.InputStream;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
@@ -30,8 +28,7 @@ final class AllReduceKernels {
 
   /** Loads the module into the current context and resolves every kernel. */
   AllReduceKernels() {
-    byte[] image = readResource();
-    Cu.check(JCudaDriver.cuModuleLoadData(module, image), "cuModuleLoadData of " + RESOURCE);
+    Cu.loadModule(module, RESOURCE);
     for (AllReduceAlgorithm algo : AllReduceAlgorithm.values()) {
       CUfunction[][] byType = new CUfunction[DataType.values().length][ReduceOp.values().length];
       for (DataType t : DataType.values()) {
@@ -57,17 +54,5 @@ final class AllReduceKernels {
 
   void unload() {
     JCudaDriver.cuModuleUnload(module);
-  }
-
-  private static byte[] readResource() {
-    try (InputStream in = AllReduceKernels.class.getResourceAsStream(RESOURCE)) {
-      if (in == null) {
-        throw new IllegalStateException(
-            RESOURCE + " is missing from the classpath (build it with scripts/build-kernels.sh)");
-      }
-      return in.readAllBytes();
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot read " + RESOURCE, e);
-    }
   }
 }

@@ -3,8 +3,6 @@ package dev.ddp4j.collectives.cuda;
 import dev.ddp4j.DataType;
 import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.ReduceOp;
-import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
@@ -68,7 +66,7 @@ final class CollectiveLauncher implements AutoCloseable {
     this.maxBlocks = Math.max(1, Math.min(maxBlocks, ScratchLayout.MAX_BLOCKS / 2));
     this.allReduce = allReduce;
     this.scratch = allReduce.scratch();
-    Cu.check(JCudaDriver.cuModuleLoadData(module, image()), "cuModuleLoadData of " + RESOURCE);
+    Cu.loadModule(module, RESOURCE);
     for (DataType t : DataType.values()) {
       for (ReduceOp op : ReduceOp.values()) {
         CUfunction f = new CUfunction();
@@ -271,18 +269,6 @@ final class CollectiveLauncher implements AutoCloseable {
                 null);
     if (rc != 0) {
       Cu.check(rc, "cuLaunchKernel of a " + count + "-element collective on " + blocks + " blocks");
-    }
-  }
-
-  private static byte[] image() {
-    try (InputStream in = CollectiveLauncher.class.getResourceAsStream(RESOURCE)) {
-      if (in == null) {
-        throw new IllegalStateException(
-            RESOURCE + " is missing from the classpath (build it with scripts/build-kernels.sh)");
-      }
-      return in.readAllBytes();
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot read " + RESOURCE, e);
     }
   }
 

@@ -73,4 +73,24 @@ public final class Cu {
       throw new IllegalStateException("cannot read a JCuda stream handle", e);
     }
   }
+
+  /**
+   * Loads the fat binary on the classpath at {@code resource} into {@code module} in the current
+   * context.
+   */
+  static void loadModule(jcuda.driver.CUmodule module, String resource) {
+    byte[] image;
+    try (java.io.InputStream in = Cu.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException(
+            resource + " is missing from the classpath (build it with scripts/build-kernels.sh)");
+      }
+      image = in.readAllBytes();
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("cannot read " + resource, e);
+    }
+    check(
+        jcuda.driver.JCudaDriver.cuModuleLoadData(module, image),
+        "cuModuleLoadData of " + resource);
+  }
 }

@@ -1,14 +1,12 @@
 package dev.ddp4j.launcher.bench;
 
-import dev.ddp4j.launcher.WorkerCommand;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -109,35 +107,14 @@ public final class BenchCommand implements Callable<Integer> {
     }
     long min = parseBytes(minBytes);
     long max = parseBytes(maxBytes);
-    Path store = Files.createTempDirectory("ddp4j-bench");
-    List<Process> workers = new ArrayList<>();
-    try {
-      for (int r = 0; r < ranks; r++) {
-        workers.add(start(r, store, min, max));
-      }
-      int status = 0;
-      for (Process p : workers) {
-        if (!p.waitFor(2, TimeUnit.HOURS) || p.exitValue() != 0) {
-          status = 1;
-          workers.forEach(Process::destroy);
-        }
-      }
-      return status;
-    } finally {
-      workers.forEach(Process::destroyForcibly);
-      deleteTree(store);
-    }
+    return LocalBenchRanks.run(
+        "ddp4j-bench", ranks, Duration.ofHours(2), (r, store) -> start(r, store, min, max));
   }
 
   private Process start(int rank, Path store, long min, long max) throws IOException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-XX:+UseParallelGC");
-    cmd.addAll(WorkerCommand.WORKER_JVM_OPTIONS);
-    cmd.addAll(jvmArgs);
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add(BenchWorker.class.getName());
+    List<String> cmd =
+        LocalBenchRanks.javaCommand(
+            jvmArgs, System.getProperty("java.class.path"), BenchWorker.class.getName());
     cmd.addAll(
         List.of(
             op,
@@ -152,13 +129,7 @@ public final class BenchCommand implements Callable<Integer> {
     if (rank == 0) {
       pb.redirectOutput(output);
     }
-    pb.environment().put("RANK", Integer.toString(rank));
-    pb.environment().put("LOCAL_RANK", Integer.toString(rank));
-    pb.environment().put("WORLD_SIZE", Integer.toString(ranks));
-    pb.environment().put("LOCAL_WORLD_SIZE", Integer.toString(ranks));
-    pb.environment().put("DDP4J_BACKEND", backend);
-    pb.environment().put("DDP4J_INIT_METHOD", store.resolve("store").toUri().toString());
-    return pb.start();
+    return LocalBenchRanks.environment(pb, rank, ranks, backend, store).start();
   }
 
   /** {@code 8}, {@code 64K}, {@code 1M}, {@code 2G} (powers of 1024). */
@@ -174,14 +145,6 @@ public final class BenchCommand implements Callable<Integer> {
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(
           "size '" + text + "' (expected: bytes such as 8, 64K, 1M)");
-    }
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    try (var files = Files.walk(dir)) {
-      for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
     }
   }
 }

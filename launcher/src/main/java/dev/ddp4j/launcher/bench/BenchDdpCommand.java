@@ -1,14 +1,13 @@
 package dev.ddp4j.launcher.bench;
 
-import dev.ddp4j.launcher.WorkerCommand;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -113,28 +112,8 @@ public final class BenchDdpCommand implements Callable<Integer> {
               + cp
               + " (expected: --classpath path/to/ddp-runtime.jar; the bundle's ddp/ folder has it)");
     }
-    Path store = Files.createTempDirectory("ddp4j-bench-ddp");
-    List<Process> workers = new ArrayList<>();
-    try {
-      for (int r = 0; r < ranks; r++) {
-        workers.add(start(r, store, cp));
-      }
-      int status = 0;
-      for (Process p : workers) {
-        if (!p.waitFor(1, TimeUnit.HOURS) || p.exitValue() != 0) {
-          status = 1;
-          workers.forEach(Process::destroy);
-        }
-      }
-      return status;
-    } finally {
-      workers.forEach(Process::destroyForcibly);
-      try (var files = Files.walk(store)) {
-        for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(p);
-        }
-      }
-    }
+    return LocalBenchRanks.run(
+        "ddp4j-bench-ddp", ranks, Duration.ofHours(1), (r, store) -> start(r, store, cp));
   }
 
   /** Whether the worker class is in one of the class path's entries (jars or folders). */
@@ -159,14 +138,7 @@ public final class BenchDdpCommand implements Callable<Integer> {
   }
 
   private Process start(int rank, Path store, String cp) throws IOException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-XX:+UseParallelGC");
-    cmd.addAll(WorkerCommand.WORKER_JVM_OPTIONS);
-    cmd.addAll(jvmArgs);
-    cmd.add("-cp");
-    cmd.add(cp);
-    cmd.add(WORKER);
+    List<String> cmd = LocalBenchRanks.javaCommand(jvmArgs, cp, WORKER);
     cmd.addAll(List.of("--layers", layers, "--backward-us", backwardUs, "--steps", "" + steps));
     cmd.addAll(
         List.of(
@@ -183,12 +155,6 @@ public final class BenchDdpCommand implements Callable<Integer> {
     if (rank != 0) {
       pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
     }
-    pb.environment().put("RANK", Integer.toString(rank));
-    pb.environment().put("LOCAL_RANK", Integer.toString(rank));
-    pb.environment().put("WORLD_SIZE", Integer.toString(ranks));
-    pb.environment().put("LOCAL_WORLD_SIZE", Integer.toString(ranks));
-    pb.environment().put("DDP4J_BACKEND", "cuda");
-    pb.environment().put("DDP4J_INIT_METHOD", store.resolve("store").toUri().toString());
-    return pb.start();
+    return LocalBenchRanks.environment(pb, rank, ranks, "cuda", store).start();
   }
 }

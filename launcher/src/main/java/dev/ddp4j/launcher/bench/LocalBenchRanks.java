@@ -1,0 +1,85 @@
+package dev.ddp4j.launcher.bench;
+
+import dev.ddp4j.launcher.WorkerCommand;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The rank JVMs of a bench on this machine ({@code bench} and {@code bench ddp}): each started with
+ * the launcher's own java, joined through a file store in a temporary folder, and awaited; when one
+ * fails or runs past its limit the others are stopped, and the folder is removed whatever happens.
+ */
+final class LocalBenchRanks {
+
+  /** Starts rank {@code rank}'s JVM, its store under {@code store}. */
+  interface Starter {
+    Process start(int rank, Path store) throws IOException;
+  }
+
+  private LocalBenchRanks() {}
+
+  /**
+   * Runs {@code ranks} ranks and returns 0 when every one exited 0 within {@code limit}, else 1.
+   */
+  static int run(String prefix, int ranks, Duration limit, Starter starter)
+      throws IOException, InterruptedException {
+    Path store = Files.createTempDirectory(prefix);
+    List<Process> workers = new ArrayList<>();
+    try {
+      for (int r = 0; r < ranks; r++) {
+        workers.add(starter.start(r, store));
+      }
+      int status = 0;
+      for (Process p : workers) {
+        if (!p.waitFor(limit.toSeconds(), TimeUnit.SECONDS) || p.exitValue() != 0) {
+          status = 1;
+          workers.forEach(Process::destroy);
+        }
+      }
+      return status;
+    } finally {
+      workers.forEach(Process::destroyForcibly);
+      try (var files = Files.walk(store)) {
+        for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(p);
+        }
+      }
+    }
+  }
+
+  /**
+   * The command line up to the arguments: the launcher's java, the parallel collector, the worker
+   * JVM options every launched worker gets, {@code jvmArgs}, the class path and {@code mainClass}.
+   */
+  static List<String> javaCommand(List<String> jvmArgs, String classPath, String mainClass) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-XX:+UseParallelGC");
+    cmd.addAll(WorkerCommand.WORKER_JVM_OPTIONS);
+    cmd.addAll(jvmArgs);
+    cmd.add("-cp");
+    cmd.add(classPath);
+    cmd.add(mainClass);
+    return cmd;
+  }
+
+  /**
+   * Sets rank {@code rank} of {@code ranks} on {@code backend}, all on this node, in {@code pb}.
+   */
+  static ProcessBuilder environment(
+      ProcessBuilder pb, int rank, int ranks, String backend, Path store) {
+    pb.environment().put("RANK", Integer.toString(rank));
+    pb.environment().put("LOCAL_RANK", Integer.toString(rank));
+    pb.environment().put("WORLD_SIZE", Integer.toString(ranks));
+    pb.environment().put("LOCAL_WORLD_SIZE", Integer.toString(ranks));
+    pb.environment().put("DDP4J_BACKEND", backend);
+    pb.environment().put("DDP4J_INIT_METHOD", store.resolve("store").toUri().toString());
+    return pb;
+  }
+}
