@@ -11,12 +11,16 @@ import dev.ddp4j.TensorBuffer;
 import dev.ddp4j.Work;
 import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.cpu.CollectiveMeta.Kind;
+import dev.ddp4j.collectives.plan.Plan;
+import dev.ddp4j.collectives.plan.PlanCompiler;
+import dev.ddp4j.collectives.plan.PlanSummary;
 import dev.ddp4j.collectives.reduce.HostMemory;
 import dev.ddp4j.collectives.reduce.Reductions;
 import dev.ddp4j.collectives.transport.HostLinks;
 import dev.ddp4j.collectives.transport.PieceTag;
 import dev.ddp4j.collectives.transport.TransportConfig;
 import dev.ddp4j.spi.CollectiveChecks;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -43,7 +47,7 @@ public final class CpuProcessGroup implements ProcessGroup {
   private final DebugLog log;
   private final WorkQueue queue;
   private final PieceTag tag = new PieceTag();
-  private final int[] ring;
+  private final Plan plan;
   private long nextSequence;
   private volatile boolean closed;
   private volatile Throwable broken;
@@ -54,36 +58,21 @@ public final class CpuProcessGroup implements ProcessGroup {
       Duration timeout,
       HostLinks links,
       TransportConfig config,
+      Plan plan,
+      DebugLog log,
       Map<String, String> env) {
     this.rank = worker.rank();
     this.size = worker.worldSize();
     this.store = store;
     this.timeout = timeout;
     this.links = links;
-    this.log = new DebugLog(env, rank);
+    this.log = log;
     int entries = Integer.parseInt(env.getOrDefault("DDP4J_FLIGHT_RECORDER_ENTRIES", "64").trim());
     this.recorder = new FlightRecorder(entries);
-    this.ring = RingOrder.hostsAdjacent(links.nodes());
-    ScheduleCache schedules =
-        new ScheduleCache(rank, ring, config.channels(), config.slotBytes(), algorithm(env));
+    this.plan = plan;
+    ScheduleCache schedules = new ScheduleCache(rank, plan, config.channels(), config.slotBytes());
     this.collectives = new CpuCollectives(rank, size, schedules, new ProgramRunner(links));
     this.queue = new WorkQueue("ddp4j-cpu-progress-rank" + rank);
-  }
-
-  /** {@code DDP4J_ALGO} (fallback {@code NCCL_ALGO}) for all-reduce: ring, oneshot or twoshot. */
-  private String algorithm(Map<String, String> env) {
-    String v = env.getOrDefault("DDP4J_ALGO", env.getOrDefault("NCCL_ALGO", "ring"));
-    String a = v.trim().toLowerCase(java.util.Locale.ROOT);
-    if (!a.equals("ring") && !a.equals("oneshot") && !a.equals("twoshot")) {
-      log.log(
-          DebugLog.Level.WARN,
-          "DDP4J_ALGO="
-              + v
-              + " is not an all-reduce algorithm of the cpu backend (expected: ring,"
-              + " oneshot or twoshot); using ring");
-      return "ring";
-    }
-    return a;
   }
 
   /** Joins the group: connects transports to every peer (collective over the group). */
@@ -107,8 +96,27 @@ public final class CpuProcessGroup implements ProcessGroup {
     String prefix = "ddp4j/cpu/" + worker.restartCount() + "/" + groupName + "/";
     HostLinks links =
         HostLinks.connect(store, prefix, worker.rank(), worker.worldSize(), config, timeout);
+    DebugLog log = new DebugLog(env, worker.rank());
+    Plan plan;
+    try {
+      plan =
+          CpuPlanning.agree(
+              store,
+              prefix,
+              worker.rank(),
+              links.nodes(),
+              config.channels(),
+              env,
+              Path.of("/sys"),
+              timeout,
+              log);
+    } catch (RuntimeException e) {
+      links.close();
+      throw e;
+    }
     Reductions.warmUpInBackground();
-    CpuProcessGroup group = new CpuProcessGroup(worker, store, timeout, links, config, env);
+    CpuProcessGroup group =
+        new CpuProcessGroup(worker, store, timeout, links, config, plan, log, env);
     group.logRoutes(config);
     return group;
   }
@@ -117,14 +125,16 @@ public final class CpuProcessGroup implements ProcessGroup {
     if (!log.enabled(DebugLog.Level.INFO) || size == 1) {
       return;
     }
-    int next = RingOrder.next(ring, rank);
-    for (int c = 0; c < config.channels(); c++) {
+    int[][] rings = PlanCompiler.rings(plan, config.channels());
+    for (int c = 0; c < rings.length; c++) {
+      int next = RingOrder.next(rings[c], rank);
       log.log(
           DebugLog.Level.INFO,
           String.format(
               "Channel %02d/%02d : %d[%d] -> %d[%d] via %s",
-              c, config.channels(), rank, rank, next, next, links.route(next)));
+              c, rings.length, rank, rank, next, next, links.route(next)));
     }
+    log.log(DebugLog.Level.INFO, "all-reduce algorithm by size: " + PlanSummary.bySize(plan));
   }
 
   @Override

@@ -1,7 +1,9 @@
 package dev.ddp4j.collectives.cpu;
 
+import dev.ddp4j.collectives.plan.Algorithm;
+import dev.ddp4j.collectives.plan.Plan;
+import dev.ddp4j.collectives.plan.PlanCompiler;
 import dev.ddp4j.collectives.schedule.CollectiveKind;
-import dev.ddp4j.collectives.schedule.DirectSchedules;
 import dev.ddp4j.collectives.schedule.RingSchedules;
 import dev.ddp4j.collectives.schedule.Schedule;
 import java.util.LinkedHashMap;
@@ -9,8 +11,9 @@ import java.util.Map;
 
 /**
  * This rank's compiled programs by (collective, count, root, element size), least recently used
- * evicted: training repeats the same bucket sizes, so schedules are compiled once. Every channel
- * runs around the same ring ({@link RingOrder}: ranks of one host adjacent).
+ * evicted: training repeats the same bucket sizes, so schedules are compiled once. All-reduce runs
+ * the algorithm the {@link Plan} chooses for its size; the other collectives run around the plan's
+ * rings. Programs use at most the transport's channels.
  */
 final class ScheduleCache {
 
@@ -19,9 +22,10 @@ final class ScheduleCache {
   private record Key(CollectiveKind kind, long count, int root, int elementBytes) {}
 
   private final int rank;
+  private final Plan plan;
+  private final int channels;
   private final int[][] rings;
   private final int pieceBytes;
-  private final String allReduceAlgorithm;
   private final Map<Key, CompiledProgram> programs =
       new LinkedHashMap<>(16, 0.75f, true) {
         @Override
@@ -31,18 +35,16 @@ final class ScheduleCache {
       };
 
   /**
-   * @param allReduceAlgorithm {@code ring}, or {@code oneshot} / {@code twoshot} (every rank sends
-   *     straight to every other; their float sums may differ between ranks in the last bit for 3 or
-   *     more ranks, since each rank adds in its own order)
+   * @param plan what every rank of the group agreed to run
+   * @param channels the transport's channels
+   * @param pieceBytes the transport's piece: the longest step before it is split
    */
-  ScheduleCache(int rank, int[] ring, int channels, int pieceBytes, String allReduceAlgorithm) {
+  ScheduleCache(int rank, Plan plan, int channels, int pieceBytes) {
     this.rank = rank;
-    this.allReduceAlgorithm = allReduceAlgorithm;
+    this.plan = plan;
+    this.channels = channels;
+    this.rings = PlanCompiler.rings(plan, channels);
     this.pieceBytes = pieceBytes;
-    this.rings = new int[channels][];
-    for (int c = 0; c < channels; c++) {
-      rings[c] = ring.clone();
-    }
   }
 
   /**
@@ -55,18 +57,17 @@ final class ScheduleCache {
         k -> new CompiledProgram(compile(k).rank(rank), elementBytes));
   }
 
+  /** The all-reduce algorithm for {@code bytes}, as the plan chose it. */
+  Algorithm allReduceAlgorithm(long bytes) {
+    return plan.algorithmFor(bytes);
+  }
+
   private Schedule compile(Key k) {
     long maxStep = Math.max(1, pieceBytes / k.elementBytes());
     switch (k.kind()) {
       case ALL_REDUCE:
-        switch (allReduceAlgorithm) {
-          case "oneshot":
-            return DirectSchedules.oneShot(rings[0].length, k.count(), rings.length);
-          case "twoshot":
-            return DirectSchedules.twoShot(rings[0].length, k.count(), rings.length);
-          default:
-            return RingSchedules.allReduce(rings, k.count(), maxStep);
-        }
+        Algorithm a = plan.algorithmFor(k.count() * k.elementBytes());
+        return PlanCompiler.allReduce(plan, a, k.count(), maxStep, channels);
       case BROADCAST:
         // The confirmation makes ranks that pass different roots fail at this call (the root hears
         // back), not at the next one; it costs one 1-element hop.

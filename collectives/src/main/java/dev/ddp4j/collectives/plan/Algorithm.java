@@ -1,6 +1,8 @@
 package dev.ddp4j.collectives.plan;
 
+import java.util.EnumSet;
 import java.util.Locale;
+import java.util.Set;
 
 /** The all-reduce algorithms the planner chooses among; {@link #id()} is the name users see. */
 public enum Algorithm {
@@ -14,6 +16,20 @@ public enum Algorithm {
   TWOSHOT,
   /** Reduce-scatter inside islands, all-reduce across islands on 1/k, all-gather inside. */
   HIERARCHICAL;
+
+  /**
+   * What the planner may choose on its own for {@code ranks} CPU ranks. One-shot on 3 or more ranks
+   * lets each rank add in its own order, so float sums could differ in the last bit between ranks
+   * and model replicas drift apart; it is left out there ({@code DDP4J_ALGO=oneshot} still forces
+   * it). On 2 ranks both add the same two numbers.
+   */
+  public static Set<Algorithm> chosenOnCpus(int ranks) {
+    Set<Algorithm> all = EnumSet.allOf(Algorithm.class);
+    if (ranks > 2) {
+      all.remove(ONESHOT);
+    }
+    return all;
+  }
 
   /** Lower-case name: {@code ring}, {@code tree}, ... as {@code DDP4J_ALGO} and JSON use it. */
   public String id() {

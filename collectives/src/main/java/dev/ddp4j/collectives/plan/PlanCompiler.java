@@ -5,6 +5,7 @@ import dev.ddp4j.collectives.schedule.HierarchicalSchedules;
 import dev.ddp4j.collectives.schedule.RingSchedules;
 import dev.ddp4j.collectives.schedule.Schedule;
 import dev.ddp4j.collectives.schedule.TreeSchedules;
+import java.util.List;
 
 /** Compiles a {@link Plan} into the {@link Schedule} every rank runs for one all-reduce. */
 public final class PlanCompiler {
@@ -22,12 +23,27 @@ public final class PlanCompiler {
    * @throws IllegalArgumentException when {@code a} does not apply to the plan's ranks
    */
   public static Schedule allReduce(Plan plan, Algorithm a, long count, long maxStepElements) {
+    return allReduce(plan, a, count, maxStepElements, Integer.MAX_VALUE);
+  }
+
+  /**
+   * As {@link #allReduce(Plan, Algorithm, long, long)}, on at most {@code maxChannels} channels:
+   * the first rings, the first tree, fewer wide channels. For executors whose transport has fewer
+   * channels than the plan assumes.
+   */
+  public static Schedule allReduce(
+      Plan plan, Algorithm a, long count, long maxStepElements, int maxChannels) {
     int n = plan.ranks();
+    int wide = Math.min(plan.wideChannels(), maxChannels);
     return switch (a) {
-      case RING -> RingSchedules.allReduce(rings(plan), count, maxStepElements);
-      case TREE -> TreeSchedules.allReduce(plan.trees().parents(), count, maxStepElements);
-      case ONESHOT -> DirectSchedules.oneShot(n, count, plan.wideChannels());
-      case TWOSHOT -> DirectSchedules.twoShot(n, count, plan.wideChannels());
+      case RING -> RingSchedules.allReduce(rings(plan, maxChannels), count, maxStepElements);
+      case TREE -> {
+        List<int[]> parents = plan.trees().parents();
+        yield TreeSchedules.allReduce(
+            parents.subList(0, Math.min(parents.size(), maxChannels)), count, maxStepElements);
+      }
+      case ONESHOT -> DirectSchedules.oneShot(n, count, wide);
+      case TWOSHOT -> DirectSchedules.twoShot(n, count, wide);
       case HIERARCHICAL -> {
         if (plan.islands().isEmpty()) {
           throw new IllegalArgumentException(
@@ -35,8 +51,7 @@ public final class PlanCompiler {
                   + n
                   + " ranks have none (use ring or tree)");
         }
-        yield HierarchicalSchedules.allReduce(
-            plan.islands(), count, plan.wideChannels(), maxStepElements);
+        yield HierarchicalSchedules.allReduce(plan.islands(), count, wide, maxStepElements);
       }
     };
   }
@@ -57,6 +72,12 @@ public final class PlanCompiler {
   }
 
   private static int[][] rings(Plan plan) {
-    return plan.rings().toArray(new int[0][]);
+    return rings(plan, Integer.MAX_VALUE);
+  }
+
+  /** The plan's first {@code maxChannels} rings (best first). */
+  public static int[][] rings(Plan plan, int maxChannels) {
+    List<int[]> all = plan.rings();
+    return all.subList(0, Math.min(all.size(), maxChannels)).toArray(new int[0][]);
   }
 }

@@ -5,8 +5,10 @@ import dev.ddp4j.collectives.topology.Topology;
 import dev.ddp4j.collectives.topology.TopologyHash;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Turns a topology and a rank-to-device map into a {@link Plan}: ring channels, a double binary
@@ -26,6 +28,15 @@ public final class Planner {
 
   /** Plans for ranks running on {@code devices} (rank r on device index devices[r]). */
   public static Plan plan(Topology t, int[] devices, PlannerOptions o) {
+    return plan(t, devices, o, EnumSet.allOf(Algorithm.class));
+  }
+
+  /**
+   * As above, choosing per size only among {@code allowed} (ring is always allowed; an algorithm
+   * that {@code DDP4J_ALGO} forces is allowed too). An executor leaves out what it should not pick
+   * on its own, such as a one-shot whose ranks would add in different orders.
+   */
+  public static Plan plan(Topology t, int[] devices, PlannerOptions o, Set<Algorithm> allowed) {
     int n = devices.length;
     if (n < 1) {
       throw new IllegalArgumentException("no ranks to plan for (expected: at least one device)");
@@ -52,7 +63,7 @@ public final class Planner {
       }
       Algorithm chosen = Algorithm.RING;
       for (Map.Entry<Algorithm, Double> e : us.entrySet()) {
-        if (e.getValue() < us.get(chosen)) {
+        if (allowed.contains(e.getKey()) && e.getValue() < us.get(chosen)) {
           chosen = e.getKey();
         }
       }

@@ -84,6 +84,14 @@ public final class TopologyDiscovery {
         : NvidiaSmiTopoParser.parse(text);
   }
 
+  /**
+   * This host as {@code cpuRanks} CPU worker slots (spread over the NUMA nodes) and its NICs, with
+   * no GPU probe: what the cpu backend plans over, also on a machine with GPUs.
+   */
+  public static Topology cpuHost(Path sysRoot, int cpuRanks) {
+    return cpus(sysRoot, cpuRanks);
+  }
+
   private static Topology cpus(Path sysRoot, int cpuRanks) {
     TopologyBuilder b = new TopologyBuilder();
     SysfsPci pci = new SysfsPci(sysRoot, b);

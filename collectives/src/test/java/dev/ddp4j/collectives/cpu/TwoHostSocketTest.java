@@ -89,6 +89,27 @@ class TwoHostSocketTest {
   }
 
   @Test
+  void shouldRunTheHierarchicalAllReduceWithTheHostsAsIslands() throws Exception {
+    List<Outcome> outcomes =
+        RankProcesses.run(
+            4,
+            this::onItsHost,
+            Map.of(
+                "DDP4J_SOCKET_IFNAME", "d4j", "DDP4J_DEBUG", "INFO", "DDP4J_ALGO", "hierarchical"),
+            CorrectnessScenario.class,
+            240,
+            "quick");
+    String all = RankProcesses.describe(outcomes);
+    for (Outcome o : outcomes) {
+      assertThat(o.exitStatus()).as(all).isZero();
+      assertThat(o.output()).as(all).contains("rank " + o.rank() + " passed");
+    }
+    assertThat(outcomes.get(0).output())
+        .as(all)
+        .contains("all-reduce algorithm by size: hierarchical 8 B-4 GiB");
+  }
+
+  @Test
   void shouldRingRanksOfOneHostNextToEachOtherWhenPlacedRoundRobin() throws Exception {
     List<Outcome> outcomes =
         RankProcesses.run(

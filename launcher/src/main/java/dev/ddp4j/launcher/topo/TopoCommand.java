@@ -1,5 +1,6 @@
 package dev.ddp4j.launcher.topo;
 
+import dev.ddp4j.collectives.plan.Algorithm;
 import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.plan.Planner;
 import dev.ddp4j.collectives.plan.PlannerOptions;
@@ -102,7 +103,11 @@ public final class TopoCommand implements Callable<Integer> {
     }
     Topology t = hosts == 1 ? host : MultiHost.join(Collections.nCopies(hosts, host));
     int[] devices = devicesFor(t, host, perHost);
-    Plan plan = Planner.plan(t, devices, PlannerOptions.fromEnv(env, t.hasGpus()));
+    PlannerOptions options = PlannerOptions.fromEnv(env, t.hasGpus());
+    Plan plan =
+        t.hasGpus()
+            ? Planner.plan(t, devices, options)
+            : Planner.plan(t, devices, options, Algorithm.chosenOnCpus(devices.length));
     if (json) {
       out.println(TopoJson.render(t, plan));
     } else {
