@@ -57,11 +57,6 @@ final class ScheduleCache {
         k -> new CompiledProgram(compile(k).rank(rank), elementBytes));
   }
 
-  /** The all-reduce algorithm for {@code bytes}, as the plan chose it. */
-  Algorithm allReduceAlgorithm(long bytes) {
-    return plan.algorithmFor(bytes);
-  }
-
   private Schedule compile(Key k) {
     long maxStep = Math.max(1, pieceBytes / k.elementBytes());
     switch (k.kind()) {
