@@ -16,7 +16,7 @@ shared=${DDP4J_SHARED_DEVICE_DIR:-/work/shared/device}
 (cd "$repo" && mvn -B -o -q package -pl collectives,launcher -am -DskipTests)
 
 if [ ! -x "$out/jre/bin/java" ]; then
-  "$jdk/bin/jlink" --add-modules java.base,java.logging,java.management,jdk.unsupported,java.xml,java.naming,jdk.management,java.sql,jdk.crypto.ec \
+  "$jdk/bin/jlink" --add-modules java.base,java.logging,java.management,jdk.unsupported,java.xml,java.naming,jdk.management,java.sql,jdk.crypto.ec,jdk.incubator.vector \
     --strip-debug --no-header-files --no-man-pages --compress=2 --output "$out/jre"
 fi
 
@@ -41,6 +41,7 @@ jar org.assertj assertj-core 3.27.7
 cp "$shared/nccl_bench.sh" "$shared/nccl_bench.cu" "$out/"
 cp "$repo/bench/nccl_collectives.sh" "$repo/bench/nccl_collectives.cu" "$out/"
 cp "$repo/scripts/run-gpu.sh" "$out/run-gpu.sh"
+cp "$repo/bench/cpu-algorithms.sh" "$out/"
 cp "$repo/scripts/staged-vs-ipc-table.py" "$out/"
 cp "$repo/scripts/cuda-ops-table.py" "$out/"
 du -sh "$out"

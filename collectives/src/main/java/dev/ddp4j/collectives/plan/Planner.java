@@ -47,6 +47,8 @@ public final class Planner {
     List<int[]> islands = orderedIslands(t, devices);
     boolean directOk = directOk(t, devices);
     int hierPairs = Math.max(1, o.maxChannels() / 2);
+    // DDP4J_MAX_NCHANNELS=1 means one channel for every schedule, also the wide ones.
+    int wide = Math.min(2 * hierPairs, o.maxChannels());
     List<Prediction> table = new ArrayList<>();
     for (long bytes = 8; bytes <= MAX_TABLE_BYTES; bytes <<= 1) {
       Map<Algorithm, Double> us = new EnumMap<>(Algorithm.class);
@@ -55,8 +57,8 @@ public final class Planner {
         us.put(Algorithm.TREE, cost.treeUs(trees, bytes));
       }
       if (directOk && n > 1) {
-        us.put(Algorithm.ONESHOT, cost.oneShotUs(bytes, 2 * hierPairs));
-        us.put(Algorithm.TWOSHOT, cost.twoShotUs(bytes, 2 * hierPairs));
+        us.put(Algorithm.ONESHOT, cost.oneShotUs(bytes, wide));
+        us.put(Algorithm.TWOSHOT, cost.twoShotUs(bytes, wide));
       }
       if (!islands.isEmpty()) {
         us.put(Algorithm.HIERARCHICAL, cost.hierarchicalUs(islands, bytes, hierPairs));
@@ -79,7 +81,7 @@ public final class Planner {
             rings,
             trees,
             islands,
-            2 * hierPairs,
+            wide,
             directOk,
             table,
             List.of());
@@ -89,7 +91,7 @@ public final class Planner {
         rings,
         trees,
         islands,
-        2 * hierPairs,
+        wide,
         directOk,
         table,
         Advice.warnings(t, draft, o));
