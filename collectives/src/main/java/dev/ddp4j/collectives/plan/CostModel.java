@@ -77,11 +77,12 @@ public final class CostModel {
   /** One-shot over {@code channels} channels: every rank receives every other rank's buffer. */
   public double oneShotUs(double bytes, int channels) {
     int n = devices.length;
+    double wire = bytes / params.directRate();
     PhaseCost p = phase().channels(channels).receives(n - 1);
     for (int a = 0; a < n; a++) {
       for (int b = 0; b < n; b++) {
         if (a != b) {
-          p.flow(a, b, bytes);
+          p.flow(a, b, wire);
         }
       }
     }
@@ -93,13 +94,14 @@ public final class CostModel {
   public double twoShotUs(double bytes, int channels) {
     int n = devices.length;
     double block = bytes / n;
+    double wire = block / params.directRate();
     PhaseCost scatter = phase().channels(channels).receives(n - 1);
     PhaseCost gather = phase().channels(channels).receives(n - 1);
     for (int a = 0; a < n; a++) {
       for (int b = 0; b < n; b++) {
         if (a != b) {
-          scatter.flow(a, b, block);
-          gather.flow(a, b, block);
+          scatter.flow(a, b, wire);
+          gather.flow(a, b, wire);
         }
       }
     }
