@@ -1,10 +1,7 @@
 package dev.ddp4j.collectives.plan;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import dev.ddp4j.collectives.topology.TopologyHash;
 import java.util.Arrays;
-import java.util.HexFormat;
 
 /**
  * A plan as canonical text and its SHA-256: what ranks compare through the store to be sure they
@@ -17,14 +14,7 @@ public final class PlanDigest {
 
   /** Hex SHA-256 of {@link #canonical}. */
   public static String sha256(Plan p) {
-    try {
-      byte[] d =
-          MessageDigest.getInstance("SHA-256")
-              .digest(canonical(p).getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(d);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("the JDK has no SHA-256", e);
-    }
+    return TopologyHash.sha256(canonical(p));
   }
 
   /** Everything the schedules depend on, one item a line; warnings are left out. */

@@ -53,10 +53,13 @@ public final class TopologyHash {
 
   /** Hex SHA-256 of {@link #canonical}. */
   public static String sha256(Topology t) {
+    return sha256(canonical(t));
+  }
+
+  /** Hex SHA-256 of {@code text} in UTF-8: how topologies and plans are compared between ranks. */
+  public static String sha256(String text) {
     try {
-      byte[] d =
-          MessageDigest.getInstance("SHA-256")
-              .digest(canonical(t).getBytes(StandardCharsets.UTF_8));
+      byte[] d = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
       return HexFormat.of().formatHex(d);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is missing from this JVM", e);
