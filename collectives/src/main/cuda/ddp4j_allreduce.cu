@@ -33,7 +33,7 @@
 #define THREADS 512
 #define LL_SLOT_BYTES (512 << 10)
 
-// Kernel parameters, passed by value as 18 64-bit words (the Java side fills a long[18]).
+// Kernel parameters, passed by value as 19 64-bit words (the Java side fills a long[19]).
 struct Params {
   const char* in;                 // this rank's input (device pointer in this process)
   char* out;                      // this rank's output (may equal in)
@@ -45,6 +45,7 @@ struct Params {
   unsigned long long stepBytes;   // pipeline step per block for one-shot (a multiple of 16)
   unsigned long long blocks;      // one-shot: pusher blocks (the grid is twice that); two-shot: the grid
   unsigned long long timeoutNs;   // a wait on a peer longer than this traps the kernel
+  unsigned long long ring;        // ring kernel: the rank at ring position k in bits [4k, 4k + 4)
   char* scratch[MAX_RANKS];       // every rank's scratch base as mapped in this process (own included)
 };
 
@@ -275,6 +276,146 @@ __device__ void ll(const Params& p) {
   }
 }
 
+// ---- ring: reduce-scatter then all-gather around p.ring, each rank pushing only to its successor ----
+//
+// Chunk c of the data is [c * C, (c + 1) * C) with C = count / n rounded up to 16 bytes. At step s (0 .. 2n-3) the
+// rank at ring position `pos` sends chunk (pos - s) mod n into region s of its successor's receive area; before
+// that (s > 0) it waits for region s - 1 from its predecessor, which holds the same chunk:
+//
+//   s = 0            push in[chunk]                               (reduce-scatter starts)
+//   0 < s < n - 1    push combine(region s-1, in[chunk])           (partial, in T, like NCCL's ring)
+//   s = n - 1        out[chunk] = finish(combine(region s-1, in))  and push it (the chunk is fully reduced here)
+//   s > n - 1        out[chunk] = region s-1                       and push it (all-gather)
+//   after the loop   out[chunk (pos + 2) mod n] = region 2n-3
+//
+// Every chunk is reduced once, at one rank, and then copied, so every rank holds bit-identical results.
+//
+//   receive area of a rank (the slot half seq % 2 of ScratchLayout, (n - 1) x slotBytes, used as one block):
+//   +----------+----------+-- ... --+------------+
+//   | region 0 | region 1 |         | region 2n-3|   region s = C elements; 2(n-1) x C <= (n-1) x slotBytes
+//   +----------+----------+-- ... --+------------+   as long as a launch has at most slotBytes - 64 bytes
+//
+// Block b owns slice b (S = C / blocks elements, rounded to 16 bytes) of every chunk and region, cut into pieces of
+// stepBytes; piece j of step s is flagged (seq << 16) | (s * pieces + j + 1) in flags[b][rank] of the successor, so the
+// successor starts on piece j while this block still pushes piece j + 1. Every block waits for and raises every flag
+// even where its piece is empty, which keeps the two-halves argument above true: a rank's last region holds data
+// that passed through every rank's launch seq, so when launch seq ends every rank has started it (and ended seq - 1).
+// A rank touches only its successor's scratch, so only that pair needs peer access.
+__device__ __forceinline__ unsigned ringRankAt(const Params& p, unsigned pos) { return (unsigned)((p.ring >> (4 * pos)) & 15); }
+
+// Whole block: waits until `sender`'s flag for block b in this rank's scratch reached `value`.
+__device__ __forceinline__ void waitPeer(const Params& p, unsigned long long b, unsigned long long sender, unsigned long long value) {
+  if (threadIdx.x == 0) {
+    const unsigned long long* f = flagAt(p.scratch[p.rank], b, sender);
+    if (loadAcquire(f) < value) {
+      unsigned long long start = globalTimerNs();
+      unsigned spins = 0;
+      while (loadAcquire(f) < value) {
+        if ((++spins & 1023) == 0 && globalTimerNs() - start > p.timeoutNs) __trap();
+      }
+    }
+  }
+  __syncthreads();
+}
+
+// Whole block, after its stores: publishes `value` as block b's flag in `holder`'s scratch (fence first, as signalPeers).
+__device__ __forceinline__ void signalPeer(const Params& p, unsigned long long b, unsigned long long holder, unsigned long long value) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence_system();
+    storeRelease(flagAt(p.scratch[holder], b, p.rank), value);
+  }
+}
+
+enum { RING_PUSH = 0, RING_PARTIAL = 1, RING_FINAL = 2, RING_FORWARD = 3, RING_LAST = 4 };
+
+// One piece of one step over `len` elements; every pointer already points at the piece's first element.
+template <typename T, int OP, int MODE>
+__device__ __forceinline__ void ringPiece(T* out, T* send, const T* in, const T* recv, unsigned long long len, bool vec, unsigned n) {
+  typedef typename Acc<T>::A A;
+  const unsigned long long V = 16 / sizeof(T);
+  const unsigned long long nv = vec ? len / V : 0;
+  for (unsigned long long k = threadIdx.x; k < nv; k += blockDim.x) {
+    uint4 res;
+    if (MODE == RING_PUSH) {
+      res = __ldcg(reinterpret_cast<const uint4*>(in) + k);
+    } else if (MODE == RING_FORWARD || MODE == RING_LAST) {
+      res = __ldcg(reinterpret_cast<const uint4*>(recv) + k);
+    } else {
+      uint4 x = __ldcg(reinterpret_cast<const uint4*>(recv) + k), y = __ldcg(reinterpret_cast<const uint4*>(in) + k);
+      const T* xv = reinterpret_cast<const T*>(&x);
+      const T* yv = reinterpret_cast<const T*>(&y);
+      T* rv = reinterpret_cast<T*>(&res);
+#pragma unroll
+      for (int j = 0; j < (int)(16 / sizeof(T)); j++) {
+        A a = combine<OP, A>(toAcc<T>(xv[j]), toAcc<T>(yv[j]));
+        rv[j] = fromAcc<T>(MODE == RING_FINAL ? finish<OP, A>(a, n) : a);
+      }
+    }
+    if (MODE >= RING_FINAL) reinterpret_cast<uint4*>(out)[k] = res;
+    if (MODE != RING_LAST) __stcg(reinterpret_cast<uint4*>(send) + k, res);
+  }
+  for (unsigned long long k = nv * V + threadIdx.x; k < len; k += blockDim.x) {
+    T v;
+    if (MODE == RING_PUSH) {
+      v = in[k];
+    } else if (MODE == RING_FORWARD || MODE == RING_LAST) {
+      v = __ldcg(recv + k);
+    } else {
+      A a = combine<OP, A>(toAcc<T>(__ldcg(recv + k)), toAcc<T>(in[k]));
+      v = fromAcc<T>(MODE == RING_FINAL ? finish<OP, A>(a, n) : a);
+    }
+    if (MODE >= RING_FINAL) out[k] = v;
+    if (MODE != RING_LAST) send[k] = v;
+  }
+}
+
+template <typename T, int OP>
+__device__ void ring(const Params& p) {
+  const unsigned long long V = 16 / sizeof(T);
+  const bool vec = ((reinterpret_cast<unsigned long long>(p.in) | reinterpret_cast<unsigned long long>(p.out)) & 15) == 0;
+  const unsigned n = (unsigned)p.nranks;
+  unsigned pos = 0;
+  while (pos + 1 < n && ringRankAt(p, pos) != p.rank) pos++;
+  const unsigned long long next = ringRankAt(p, (pos + 1) % n), prev = ringRankAt(p, (pos + n - 1) % n);
+  const unsigned long long C = roundUp((p.count + n - 1) / n, V);
+  const unsigned long long S = roundUp((C + gridDim.x - 1) / gridDim.x, V);
+  const unsigned long long stepElems = p.stepBytes / sizeof(T);
+  const unsigned long long pieces = S == 0 ? 1 : (S + stepElems - 1) / stepElems;
+  const unsigned long long b = blockIdx.x;
+  const unsigned long long area = FLAG_BYTES + (p.seq & 1ull) * (n - 1) * p.slotBytes;
+  const T* recvArea = reinterpret_cast<const T*>(p.scratch[p.rank] + area);
+  T* sendArea = reinterpret_cast<T*>(p.scratch[next] + area);
+  const T* in = reinterpret_cast<const T*>(p.in);
+  T* out = reinterpret_cast<T*>(p.out);
+  const unsigned long long steps = 2ull * (n - 1);
+  for (unsigned long long s = 0; s <= steps; s++) {
+    const unsigned long long c = (pos + 2ull * n - s) % n;
+    const unsigned long long c0 = c * C, c1 = min(p.count, c0 + C);
+    for (unsigned long long j = 0; j < pieces; j++) {
+      // Piece j of slice b of chunk c, clamped to the data; off = its offset inside the chunk (and inside a region).
+      const unsigned long long off = b * S + j * stepElems;
+      const unsigned long long a = min(c1, c0 + off), z = min(min(c1, c0 + b * S + S), a + stepElems);
+      const unsigned long long len = z > a ? z - a : 0;
+      if (s > 0) waitPeer(p, b, prev, (p.seq << 16) | ((s - 1) * pieces + j + 1));
+      const T* recv = recvArea + (s > 0 ? (s - 1) * C : 0) + off;
+      T* send = sendArea + s * C + off;
+      if (s == 0) {
+        ringPiece<T, OP, RING_PUSH>(out + a, send, in + a, recv, len, vec, n);
+      } else if (s < n - 1) {
+        ringPiece<T, OP, RING_PARTIAL>(out + a, send, in + a, recv, len, vec, n);
+      } else if (s == n - 1) {
+        ringPiece<T, OP, RING_FINAL>(out + a, send, in + a, recv, len, vec, n);
+      } else if (s < steps) {
+        ringPiece<T, OP, RING_FORWARD>(out + a, send, in + a, recv, len, vec, n);
+      } else {
+        ringPiece<T, OP, RING_LAST>(out + a, send, in + a, recv, len, vec, n);
+      }
+      if (s < steps) signalPeer(p, b, next, (p.seq << 16) | (s * pieces + j + 1));
+    }
+  }
+}
+
 #define DEFINE_KERNELS(TNAME, T, ONAME, OP)                                                              \
   extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_oneshot_##TNAME##_##ONAME(const Params p) { \
     oneshot<T, OP>(p);                                                                                   \
@@ -287,6 +428,9 @@ __device__ void ll(const Params& p) {
   }                                                                                                      \
   extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_ll_##TNAME##_##ONAME(const Params p) {       \
     ll<T, OP>(p);                                                                                        \
+  }                                                                                                      \
+  extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_ring_##TNAME##_##ONAME(const Params p) {     \
+    ring<T, OP>(p);                                                                                      \
   }
 
 #define DEFINE_TYPE(TNAME, T)             \

@@ -20,11 +20,22 @@ import jcuda.driver.JCudaDriver;
  * Queues one rank's all-reduce kernels (two or more ranks): the IPC scratch, the loaded kernels,
  * the kernels' parameter block and the launch sequence number that every rank counts alike. A
  * message larger than a scratch slot runs as several launches; the chooser picks each launch's
- * kernel and shape. Not thread safe: its process group calls it one collective at a time.
+ * kernel and shape. In a group routed around pairs without peer access ({@link
+ * PeerRouting.Mode#RING}) every launch is the ring kernel, and only the ring successor's scratch is
+ * mapped. Not thread safe: its process group calls it one collective at a time.
  */
 final class AllReduceLauncher implements AutoCloseable {
 
-  private static final int PARAM_WORDS = 18;
+  private static final int PARAM_WORDS = 19;
+
+  /**
+   * A ring launch's regions overrun the receive area by up to 32 bytes of chunk rounding unless it
+   * leaves this much of a slot free (ddp4j_allreduce.cu, ring).
+   */
+  static final long RING_SLOT_SLACK_BYTES = 64;
+
+  /** Flags count a launch's steps in 16 bits: a ring launch has 2(n-1) x pieces of them. */
+  private static final long MAX_RING_FLAG_STEPS = ScratchLayout.MAX_STEPS;
 
   private final int rank;
   private final int size;
@@ -32,6 +43,12 @@ final class AllReduceLauncher implements AutoCloseable {
   private final PeerScratch scratch;
   private final AllReduceKernels kernels;
   private final AllReduceChooser chooser;
+
+  /** The ring kernel's order, packed for its Params (PeerRing.pack). */
+  private final long ringPacked;
+
+  /** Every launch runs the ring: pairs off the ring have no peer access (nor mapped scratch). */
+  private final boolean ringOnly;
 
   /** The kernels' Params struct as 64-bit words in native order, read by the driver per launch. */
   private final ByteBuffer params =
@@ -61,18 +78,26 @@ final class AllReduceLauncher implements AutoCloseable {
       Duration timeout,
       PeerScratch scratch,
       AllReduceKernels kernels,
-      AllReduceChooser chooser) {
+      AllReduceChooser chooser,
+      int[] ring,
+      boolean ringOnly) {
     this.rank = rank;
     this.size = size;
     this.timeoutNs = timeout.toNanos();
     this.scratch = scratch;
     this.kernels = kernels;
     this.chooser = chooser;
+    this.ringPacked = PeerRing.pack(ring);
+    this.ringOnly = ringOnly;
   }
 
   /**
    * Exchanges the scratch with every rank (collective, see {@link PeerScratch#exchange}) and loads
    * the kernels into the current context.
+   *
+   * @param ring the rank order the ring kernel follows; with {@code ringOnly} every launch runs the
+   *     ring and only the successor's scratch is opened, else the ring is one algorithm among the
+   *     others and every peer's scratch is opened
    */
   static AllReduceLauncher open(
       int rank,
@@ -82,12 +107,26 @@ final class AllReduceLauncher implements AutoCloseable {
       String prefix,
       Duration timeout,
       AllReduceChooser chooser,
-      long scratchBudgetBytes) {
+      long scratchBudgetBytes,
+      int[] ring,
+      boolean ringOnly) {
+    boolean[] mapped = new boolean[size];
+    int next = PeerRing.next(ring, rank);
+    for (int r = 0; r < size; r++) {
+      mapped[r] = r != rank && (!ringOnly || r == next);
+    }
     PeerScratch scratch =
         PeerScratch.exchange(
-            ScratchLayout.within(size, scratchBudgetBytes), rank, device, store, prefix, timeout);
+            ScratchLayout.within(size, scratchBudgetBytes),
+            rank,
+            device,
+            store,
+            prefix,
+            timeout,
+            mapped);
     AllReduceLauncher l =
-        new AllReduceLauncher(rank, size, timeout, scratch, new AllReduceKernels(), chooser);
+        new AllReduceLauncher(
+            rank, size, timeout, scratch, new AllReduceKernels(), chooser, ring, ringOnly);
     Cu.check(
         JCudaDriver.cuStreamCreate(l.copyStream, CUstream_flags.CU_STREAM_NON_BLOCKING),
         "cuStreamCreate");
@@ -104,7 +143,21 @@ final class AllReduceLauncher implements AutoCloseable {
 
   /** The most bytes one launch reduces. */
   long maxLaunchBytes() {
-    return scratch.layout().slotBytes();
+    return scratch.layout().slotBytes() - (ringOnly ? RING_SLOT_SLACK_BYTES : 0);
+  }
+
+  /** The ring order as {@code 0-2-1-3}. */
+  String ringOrder() {
+    StringBuilder b = new StringBuilder();
+    for (int k = 0; k < size; k++) {
+      b.append(k == 0 ? "" : "-").append((ringPacked >> (4 * k)) & 15);
+    }
+    return b.toString();
+  }
+
+  /** Every launch runs the ring kernel (pairs off the ring lack peer access). */
+  boolean ringOnly() {
+    return ringOnly;
   }
 
   /** The scratch every launch of this group uses, all-reduce or not. */
@@ -125,16 +178,37 @@ final class AllReduceLauncher implements AutoCloseable {
   void reduce(DeviceBuffer in, DeviceBuffer out, ReduceOp op, CUstream stream) {
     DataType t = in.dataType();
     long count = in.count();
-    long pieceElems = scratch.layout().slotBytes() / t.sizeBytes();
-    for (long done = 0; done < count; done += pieceElems) {
-      long n = Math.min(pieceElems, count - done);
-      AllReduceTuning tuning = chooser.choose(t.bytesFor(n), size, t);
+    long slotElems = scratch.layout().slotBytes() / t.sizeBytes();
+    long ringElems = (scratch.layout().slotBytes() - RING_SLOT_SLACK_BYTES) / t.sizeBytes();
+    for (long done = 0, n; done < count; done += n) {
+      n = Math.min(slotElems, count - done);
+      AllReduceTuning tuning =
+          ringOnly
+              ? chooser.chooseRing(t.bytesFor(n), size, t)
+              : chooser.choose(t.bytesFor(n), size, t);
+      if (tuning.algorithm() == AllReduceAlgorithm.RING) {
+        n = Math.min(n, ringElems);
+        tuning = ringSteps(tuning, t.bytesFor(n));
+      }
       long seq = nextSeq();
       if (tuning.algorithm() == AllReduceAlgorithm.COPY_ENGINE) {
         queueCopies(seq, tuning, in, done, n, stream);
       }
       launch(seq, tuning, kernels.get(tuning.algorithm(), t, op), in, out, done, n, stream);
     }
+  }
+
+  /**
+   * The ring tuning with a step large enough that a launch's 2(n-1) x pieces steps fit the flags'
+   * 16 bits (a forced small step on a large launch would wrap them).
+   */
+  private AllReduceTuning ringSteps(AllReduceTuning tuning, long bytes) {
+    long slicePerBlock = (bytes / size + 16) / tuning.blocks() + 16;
+    long maxPieces = MAX_RING_FLAG_STEPS / (2L * (size - 1));
+    long minStep = ((slicePerBlock / maxPieces) / 16 + 1) * 16;
+    return tuning.stepBytes() >= minStep
+        ? tuning
+        : new AllReduceTuning(tuning.algorithm(), tuning.blocks(), minStep);
   }
 
   /**
@@ -220,8 +294,9 @@ final class AllReduceLauncher implements AutoCloseable {
     params.putLong(56, tuning.stepBytes());
     params.putLong(64, tuning.blocks());
     params.putLong(72, timeoutNs);
+    params.putLong(80, ringPacked);
     for (int r = 0; r < size; r++) {
-      params.putLong(80 + 8 * r, scratch.base(r));
+      params.putLong(88 + 8 * r, scratch.base(r));
     }
     int rc =
         directLaunch
