@@ -33,7 +33,7 @@
 #define THREADS 512
 #define LL_SLOT_BYTES (512 << 10)
 
-// Kernel parameters, passed by value as 19 64-bit words (the Java side fills a long[19]).
+// Kernel parameters, passed by value as 20 64-bit words (the Java side fills a long[20]).
 struct Params {
   const char* in;                 // this rank's input (device pointer in this process)
   char* out;                      // this rank's output (may equal in)
@@ -45,7 +45,8 @@ struct Params {
   unsigned long long stepBytes;   // pipeline step per block for one-shot (a multiple of 16)
   unsigned long long blocks;      // one-shot: pusher blocks (the grid is twice that); two-shot: the grid
   unsigned long long timeoutNs;   // a wait on a peer longer than this traps the kernel
-  unsigned long long ring;        // ring kernel: the rank at ring position k in bits [4k, 4k + 4)
+  unsigned long long ring;        // ring kernels: the rank at ring position k in bits [4k, 4k + 4)
+  unsigned long long stride;      // ring reduce-scatter / all-gather: elements between rank blocks of the whole buffer
   char* scratch[MAX_RANKS];       // every rank's scratch base as mapped in this process (own included)
 };
 
@@ -327,19 +328,34 @@ __device__ __forceinline__ void signalPeer(const Params& p, unsigned long long b
   }
 }
 
-enum { RING_PUSH = 0, RING_PARTIAL = 1, RING_FINAL = 2, RING_FORWARD = 3, RING_LAST = 4 };
+// What one piece of a ring step does: where it reads (input, the received region, or both combined), whether it
+// writes the output, and whether it pushes to the successor.
+enum {
+  RING_PUSH = 0,         // in -> successor
+  RING_PARTIAL = 1,      // combine(region, in) -> successor
+  RING_FINAL = 2,        // finish(combine(region, in)) -> out and successor
+  RING_FORWARD = 3,      // region -> out and successor
+  RING_LAST = 4,         // region -> out
+  RING_FINAL_LOCAL = 5,  // finish(combine(region, in)) -> out (reduce-scatter's last step)
+  RING_PUSH_KEEP = 6     // in -> out and successor (all-gather's first step)
+};
 
 // One piece of one step over `len` elements; every pointer already points at the piece's first element.
 template <typename T, int OP, int MODE>
 __device__ __forceinline__ void ringPiece(T* out, T* send, const T* in, const T* recv, unsigned long long len, bool vec, unsigned n) {
   typedef typename Acc<T>::A A;
+  constexpr bool fromIn = MODE == RING_PUSH || MODE == RING_PUSH_KEEP;
+  constexpr bool fromRecv = MODE == RING_FORWARD || MODE == RING_LAST;
+  constexpr bool isFinal = MODE == RING_FINAL || MODE == RING_FINAL_LOCAL;
+  constexpr bool toOut = MODE != RING_PUSH && MODE != RING_PARTIAL;
+  constexpr bool toSend = MODE != RING_LAST && MODE != RING_FINAL_LOCAL;
   const unsigned long long V = 16 / sizeof(T);
   const unsigned long long nv = vec ? len / V : 0;
   for (unsigned long long k = threadIdx.x; k < nv; k += blockDim.x) {
     uint4 res;
-    if (MODE == RING_PUSH) {
+    if (fromIn) {
       res = __ldcg(reinterpret_cast<const uint4*>(in) + k);
-    } else if (MODE == RING_FORWARD || MODE == RING_LAST) {
+    } else if (fromRecv) {
       res = __ldcg(reinterpret_cast<const uint4*>(recv) + k);
     } else {
       uint4 x = __ldcg(reinterpret_cast<const uint4*>(recv) + k), y = __ldcg(reinterpret_cast<const uint4*>(in) + k);
@@ -349,36 +365,47 @@ __device__ __forceinline__ void ringPiece(T* out, T* send, const T* in, const T*
 #pragma unroll
       for (int j = 0; j < (int)(16 / sizeof(T)); j++) {
         A a = combine<OP, A>(toAcc<T>(xv[j]), toAcc<T>(yv[j]));
-        rv[j] = fromAcc<T>(MODE == RING_FINAL ? finish<OP, A>(a, n) : a);
+        rv[j] = fromAcc<T>(isFinal ? finish<OP, A>(a, n) : a);
       }
     }
-    if (MODE >= RING_FINAL) reinterpret_cast<uint4*>(out)[k] = res;
-    if (MODE != RING_LAST) __stcg(reinterpret_cast<uint4*>(send) + k, res);
+    if (toOut) reinterpret_cast<uint4*>(out)[k] = res;
+    if (toSend) __stcg(reinterpret_cast<uint4*>(send) + k, res);
   }
   for (unsigned long long k = nv * V + threadIdx.x; k < len; k += blockDim.x) {
     T v;
-    if (MODE == RING_PUSH) {
+    if (fromIn) {
       v = in[k];
-    } else if (MODE == RING_FORWARD || MODE == RING_LAST) {
+    } else if (fromRecv) {
       v = __ldcg(recv + k);
     } else {
       A a = combine<OP, A>(toAcc<T>(__ldcg(recv + k)), toAcc<T>(in[k]));
-      v = fromAcc<T>(MODE == RING_FINAL ? finish<OP, A>(a, n) : a);
+      v = fromAcc<T>(isFinal ? finish<OP, A>(a, n) : a);
     }
-    if (MODE >= RING_FINAL) out[k] = v;
-    if (MODE != RING_LAST) send[k] = v;
+    if (toOut) out[k] = v;
+    if (toSend) send[k] = v;
   }
 }
 
-template <typename T, int OP>
+enum { RING_ALL_REDUCE = 0, RING_REDUCE_SCATTER = 1, RING_ALL_GATHER = 2 };
+
+// KIND picks the steps: all-reduce runs s = 0 .. 2n-2, reduce-scatter the first half (s = 0 .. n-1, the last step
+// keeping its fully reduced chunk), all-gather the second (s = n-1 .. 2n-2). For reduce-scatter and all-gather the
+// chunks are the ranks' blocks (count elements each, p.stride apart in the whole buffer): chunk c is the block of the
+// rank at ring position c - 1, which is where a reduce-scatter's chunk ends fully reduced and where an all-gather's
+// starts. Regions are counted from the kernel's first step; their stride is the chunk rounded up to 16 bytes.
+// Why a launch ends only after the successor started it (the two-halves argument above): a rank's last region
+// holds a chunk that started at its successor (all-gather) or passed through it (reduce-scatter, all-reduce).
+template <typename T, int OP, int KIND>
 __device__ void ring(const Params& p) {
   const unsigned long long V = 16 / sizeof(T);
-  const bool vec = ((reinterpret_cast<unsigned long long>(p.in) | reinterpret_cast<unsigned long long>(p.out)) & 15) == 0;
   const unsigned n = (unsigned)p.nranks;
+  const bool vec = ((reinterpret_cast<unsigned long long>(p.in) | reinterpret_cast<unsigned long long>(p.out)) & 15) == 0 &&
+                   (KIND == RING_ALL_REDUCE || (p.stride * sizeof(T)) % 16 == 0);
   unsigned pos = 0;
   while (pos + 1 < n && ringRankAt(p, pos) != p.rank) pos++;
   const unsigned long long next = ringRankAt(p, (pos + 1) % n), prev = ringRankAt(p, (pos + n - 1) % n);
-  const unsigned long long C = roundUp((p.count + n - 1) / n, V);
+  const unsigned long long C = KIND == RING_ALL_REDUCE ? roundUp((p.count + n - 1) / n, V) : p.count;
+  const unsigned long long R = roundUp(C, V);
   const unsigned long long S = roundUp((C + gridDim.x - 1) / gridDim.x, V);
   const unsigned long long stepElems = p.stepBytes / sizeof(T);
   const unsigned long long pieces = S == 0 ? 1 : (S + stepElems - 1) / stepElems;
@@ -388,30 +415,47 @@ __device__ void ring(const Params& p) {
   T* sendArea = reinterpret_cast<T*>(p.scratch[next] + area);
   const T* in = reinterpret_cast<const T*>(p.in);
   T* out = reinterpret_cast<T*>(p.out);
-  const unsigned long long steps = 2ull * (n - 1);
-  for (unsigned long long s = 0; s <= steps; s++) {
+  const unsigned long long first = KIND == RING_ALL_GATHER ? n - 1 : 0;
+  const unsigned long long last = KIND == RING_REDUCE_SCATTER ? n - 1 : 2ull * (n - 1);
+  for (unsigned long long s = first; s <= last; s++) {
     const unsigned long long c = (pos + 2ull * n - s) % n;
-    const unsigned long long c0 = c * C, c1 = min(p.count, c0 + C);
+    unsigned long long inBase, outBase, len;
+    if (KIND == RING_ALL_REDUCE) {
+      inBase = outBase = c * C;
+      len = inBase < p.count ? min(C, p.count - inBase) : 0;
+    } else {
+      const unsigned long long block = ringRankAt(p, (unsigned)((c + n - 1) % n));
+      inBase = KIND == RING_REDUCE_SCATTER ? block * p.stride : 0;
+      outBase = KIND == RING_ALL_GATHER ? block * p.stride : 0;
+      len = C;
+    }
+    const unsigned long long region = s - first;
     for (unsigned long long j = 0; j < pieces; j++) {
-      // Piece j of slice b of chunk c, clamped to the data; off = its offset inside the chunk (and inside a region).
+      // Piece j of slice b of the chunk, clamped to it; off = its offset inside the chunk (and inside a region).
       const unsigned long long off = b * S + j * stepElems;
-      const unsigned long long a = min(c1, c0 + off), z = min(min(c1, c0 + b * S + S), a + stepElems);
-      const unsigned long long len = z > a ? z - a : 0;
-      if (s > 0) waitPeer(p, b, prev, (p.seq << 16) | ((s - 1) * pieces + j + 1));
-      const T* recv = recvArea + (s > 0 ? (s - 1) * C : 0) + off;
-      T* send = sendArea + s * C + off;
-      if (s == 0) {
-        ringPiece<T, OP, RING_PUSH>(out + a, send, in + a, recv, len, vec, n);
+      const unsigned long long a = min(len, off), z = min(min(len, b * S + S), a + stepElems);
+      const unsigned long long m = z > a ? z - a : 0;
+      if (s > first) waitPeer(p, b, prev, (p.seq << 16) | ((region - 1) * pieces + j + 1));
+      const T* recv = recvArea + (region > 0 ? (region - 1) * R : 0) + a;
+      T* send = sendArea + region * R + a;
+      T* o = out + outBase + a;
+      const T* i = in + inBase + a;
+      if (KIND == RING_ALL_GATHER && s == first) {
+        ringPiece<T, OP, RING_PUSH_KEEP>(o, send, i, recv, m, vec, n);
+      } else if (s == 0) {
+        ringPiece<T, OP, RING_PUSH>(o, send, i, recv, m, vec, n);
       } else if (s < n - 1) {
-        ringPiece<T, OP, RING_PARTIAL>(out + a, send, in + a, recv, len, vec, n);
+        ringPiece<T, OP, RING_PARTIAL>(o, send, i, recv, m, vec, n);
+      } else if (s == n - 1 && KIND == RING_REDUCE_SCATTER) {
+        ringPiece<T, OP, RING_FINAL_LOCAL>(o, send, i, recv, m, vec, n);
       } else if (s == n - 1) {
-        ringPiece<T, OP, RING_FINAL>(out + a, send, in + a, recv, len, vec, n);
-      } else if (s < steps) {
-        ringPiece<T, OP, RING_FORWARD>(out + a, send, in + a, recv, len, vec, n);
+        ringPiece<T, OP, RING_FINAL>(o, send, i, recv, m, vec, n);
+      } else if (s < last) {
+        ringPiece<T, OP, RING_FORWARD>(o, send, i, recv, m, vec, n);
       } else {
-        ringPiece<T, OP, RING_LAST>(out + a, send, in + a, recv, len, vec, n);
+        ringPiece<T, OP, RING_LAST>(o, send, i, recv, m, vec, n);
       }
-      if (s < steps) signalPeer(p, b, next, (p.seq << 16) | (s * pieces + j + 1));
+      if (s < last) signalPeer(p, b, next, (p.seq << 16) | (region * pieces + j + 1));
     }
   }
 }
@@ -430,7 +474,11 @@ __device__ void ring(const Params& p) {
     ll<T, OP>(p);                                                                                        \
   }                                                                                                      \
   extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_ring_##TNAME##_##ONAME(const Params p) {     \
-    ring<T, OP>(p);                                                                                      \
+    ring<T, OP, RING_ALL_REDUCE>(p);                                                                     \
+  }                                                                                                      \
+  extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_ringreducescatter_##TNAME##_##ONAME(        \
+      const Params p) {                                                                                  \
+    ring<T, OP, RING_REDUCE_SCATTER>(p);                                                                 \
   }
 
 #define DEFINE_TYPE(TNAME, T)             \
@@ -448,3 +496,8 @@ DEFINE_TYPE(int32, int32_t)
 DEFINE_TYPE(int64, long long)
 DEFINE_TYPE(int8, int8_t)
 DEFINE_TYPE(uint8, uint8_t)
+
+// Ring all-gather moves bytes: count and stride in bytes.
+extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_ringallgather_bytes(const Params p) {
+  ring<uint8_t, OP_SUM, RING_ALL_GATHER>(p);
+}

@@ -26,7 +26,7 @@ import jcuda.driver.JCudaDriver;
  */
 final class AllReduceLauncher implements AutoCloseable {
 
-  private static final int PARAM_WORDS = 19;
+  private static final int PARAM_WORDS = 20;
 
   /**
    * A ring launch's regions overrun the receive area by up to 32 bytes of chunk rounding unless it
@@ -284,8 +284,69 @@ final class AllReduceLauncher implements AutoCloseable {
       long count,
       CUstream stream) {
     long offsetBytes = in.dataType().bytesFor(offset);
-    params.putLong(0, in.devicePointer() + offsetBytes);
-    params.putLong(8, out.devicePointer() + offsetBytes);
+    launch(
+        seq,
+        tuning,
+        f,
+        in.devicePointer() + offsetBytes,
+        out.devicePointer() + offsetBytes,
+        count,
+        0,
+        stream);
+  }
+
+  /**
+   * Reduces {@code in} (size blocks of {@code out.count()} elements) into {@code out}, this rank's
+   * block, with the ring kernel: each rank pushes only to its ring successor. {@code out} is
+   * disjoint from {@code in} or exactly block rank of it.
+   */
+  void ringReduceScatter(DeviceBuffer in, DeviceBuffer out, ReduceOp op, CUstream stream) {
+    DataType t = out.dataType();
+    long block = out.count();
+    long pieceElems = (scratch.layout().slotBytes() - RING_SLOT_SLACK_BYTES) / t.sizeBytes();
+    for (long done = 0; done < block; done += pieceElems) {
+      long n = Math.min(pieceElems, block - done);
+      long at = t.bytesFor(done);
+      AllReduceTuning tuning =
+          ringSteps(chooser.chooseRing(t.bytesFor(n) * size, size, t), t.bytesFor(n) * size);
+      launch(
+          nextSeq(),
+          tuning,
+          kernels.ringReduceScatter(t, op),
+          in.devicePointer() + at,
+          out.devicePointer() + at,
+          n,
+          block,
+          stream);
+    }
+  }
+
+  /**
+   * Gathers every rank's {@code partBytes} at {@code in} into {@code out} (size parts) with the
+   * ring kernel; {@code in} is disjoint from {@code out} or exactly part rank of it.
+   */
+  void ringAllGather(long in, long out, long partBytes, CUstream stream) {
+    long pieceBytes = scratch.layout().slotBytes() - RING_SLOT_SLACK_BYTES;
+    for (long done = 0; done < partBytes; done += pieceBytes) {
+      long n = Math.min(pieceBytes, partBytes - done);
+      AllReduceTuning tuning =
+          ringSteps(chooser.chooseRing(n * size, size, DataType.UINT8), n * size);
+      launch(
+          nextSeq(), tuning, kernels.ringAllGather(), in + done, out + done, n, partBytes, stream);
+    }
+  }
+
+  private void launch(
+      long seq,
+      AllReduceTuning tuning,
+      CUfunction f,
+      long inPointer,
+      long outPointer,
+      long count,
+      long strideElems,
+      CUstream stream) {
+    params.putLong(0, inPointer);
+    params.putLong(8, outPointer);
     params.putLong(16, count);
     params.putLong(24, seq);
     params.putLong(32, rank);
@@ -295,8 +356,9 @@ final class AllReduceLauncher implements AutoCloseable {
     params.putLong(64, tuning.blocks());
     params.putLong(72, timeoutNs);
     params.putLong(80, ringPacked);
+    params.putLong(88, strideElems);
     for (int r = 0; r < size; r++) {
-      params.putLong(88 + 8 * r, scratch.base(r));
+      params.putLong(96 + 8 * r, scratch.base(r));
     }
     int rc =
         directLaunch

@@ -40,9 +40,9 @@ import jcuda.driver.JCudaDriver;
  *
  * <p>Where some pair of ranks has no peer path ({@link PeerRouting}: {@code DDP4J_P2P_DISABLE},
  * {@code DDP4J_P2P_DISABLE_PAIRS}, the driver's answer, other hosts) but a ring through peer pairs
- * exists on one host, allReduce and barrier run the ring kernel around the missing pairs and the
- * other collectives go through host memory ({@link StagedPath}); where no such ring exists the
- * whole group runs host-staged, with the same stream and Work contract.
+ * exists on one host, allReduce, reduceScatter, allGather and barrier run ring kernels around the
+ * missing pairs and broadcast goes through host memory ({@link StagedPath}); where no such ring
+ * exists the whole group runs host-staged, with the same stream and Work contract.
  */
 public final class CudaProcessGroup implements ProcessGroup {
 
@@ -72,6 +72,12 @@ public final class CudaProcessGroup implements ProcessGroup {
 
   /** reduceScatter, allGather and broadcast over IPC; only where every pair has a peer path. */
   private final CollectiveLauncher collectives;
+
+  /**
+   * reduceScatter and allGather run the ring kernels of {@link #launcher}: in a ring-routed group,
+   * or where {@code DDP4J_ALGO=ring} forces them.
+   */
+  private final boolean ringCollectives;
 
   private final EventPool events = new EventPool();
   private final ArrayDeque<CudaWork> inflight = new ArrayDeque<>();
@@ -171,6 +177,9 @@ public final class CudaProcessGroup implements ProcessGroup {
     if (routing != null) {
       RouteLog.log(routing, rank);
     }
+    this.ringCollectives =
+        launcher != null
+            && (launcher.ringOnly() || CudaSettings.algorithm() == AllReduceAlgorithm.RING);
     this.collectives =
         launcher != null && staged == null
             ? new CollectiveLauncher(
@@ -249,8 +258,8 @@ public final class CudaProcessGroup implements ProcessGroup {
 
   /**
    * How allReduce runs in this group: {@code direct} (every pair has a peer path), {@code ring
-   * 0-2-1-3} (around pairs without one; the other collectives staged), {@code staged}, or {@code
-   * local} on one rank.
+   * 0-2-1-3} (around pairs without one; broadcast staged), {@code staged}, or {@code local} on one
+   * rank.
    */
   public String allReduceRoute() {
     if (launcher == null) {
@@ -330,7 +339,7 @@ public final class CudaProcessGroup implements ProcessGroup {
   @Override
   public Work allGather(TensorBuffer input, TensorBuffer output) {
     CollectiveChecks.gathered("allGather", input, output, size);
-    if (staged != null) {
+    if (staged != null && !ringCollectives) {
       DeviceBuffer part = deviceBuffer("allGather", input);
       DeviceBuffer whole = deviceBuffer("allGather", output);
       return staged.allGather(part, whole, begin(whole.stream()));
@@ -340,7 +349,9 @@ public final class CudaProcessGroup implements ProcessGroup {
     blockOrDisjoint("allGather", in, out);
     CUstream stream = begin(out.stream());
     if (in.count() > 0) {
-      if (collectives != null) {
+      if (ringCollectives) {
+        launcher.ringAllGather(in.devicePointer(), out.devicePointer(), in.sizeBytes(), stream);
+      } else if (collectives != null) {
         collectives.allGather(in.devicePointer(), out.devicePointer(), in.sizeBytes(), stream);
       } else {
         copy(in, out, stream);
@@ -351,7 +362,7 @@ public final class CudaProcessGroup implements ProcessGroup {
 
   @Override
   public Work reduceScatter(TensorBuffer input, TensorBuffer output, ReduceOp op) {
-    if (staged != null) {
+    if (staged != null && !ringCollectives) {
       CollectiveChecks.gathered("reduceScatter", output, input, size);
       DeviceBuffer whole = deviceBuffer("reduceScatter", input);
       DeviceBuffer part = deviceBuffer("reduceScatter", output);
@@ -363,7 +374,9 @@ public final class CudaProcessGroup implements ProcessGroup {
     blockOrDisjoint("reduceScatter", out, in);
     CUstream stream = begin(in.stream());
     if (out.count() > 0) {
-      if (collectives != null) {
+      if (ringCollectives) {
+        launcher.ringReduceScatter(in, out, op, stream);
+      } else if (collectives != null) {
         collectives.reduceScatter(in, out, op, stream);
       } else {
         copy(in, out, stream);

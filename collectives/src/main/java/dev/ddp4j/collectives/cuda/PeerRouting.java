@@ -8,9 +8,9 @@ import java.util.List;
  * host and peer access is allowed, else host staging (shared memory on one host, sockets between
  * hosts). The group as a whole then runs in one {@link Mode}: every pair has a peer path ({@link
  * Mode#DIRECT}); some pairs lack one but a ring through peer pairs exists on one host ({@link
- * Mode#RING}: all-reduce runs the ring kernel over IPC, the other collectives go through host
- * memory); or no such ring exists and the whole group is staged ({@link Mode#STAGED}, and {@link
- * #effective} says so with the pair that caused it).
+ * Mode#RING}: all-reduce, reduceScatter and allGather run ring kernels over IPC, broadcast goes
+ * through host memory); or no such ring exists and the whole group is staged ({@link Mode#STAGED},
+ * and {@link #effective} says so with the pair that caused it).
  */
 public final class PeerRouting {
 
