@@ -34,9 +34,6 @@ final class AllReduceLauncher implements AutoCloseable {
    */
   static final long RING_SLOT_SLACK_BYTES = 64;
 
-  /** Flags count a launch's steps in 16 bits: a ring launch has 2(n-1) x pieces of them. */
-  private static final long MAX_RING_FLAG_STEPS = ScratchLayout.MAX_STEPS;
-
   private final int rank;
   private final int size;
   private final long timeoutNs;
@@ -188,7 +185,7 @@ final class AllReduceLauncher implements AutoCloseable {
               : chooser.choose(t.bytesFor(n), size, t);
       if (tuning.algorithm() == AllReduceAlgorithm.RING) {
         n = Math.min(n, ringElems);
-        tuning = ringSteps(tuning, t.bytesFor(n));
+        tuning = tuning.fitRingFlags(t.bytesFor(n), size);
       }
       long seq = nextSeq();
       if (tuning.algorithm() == AllReduceAlgorithm.COPY_ENGINE) {
@@ -196,19 +193,6 @@ final class AllReduceLauncher implements AutoCloseable {
       }
       launch(seq, tuning, kernels.get(tuning.algorithm(), t, op), in, out, done, n, stream);
     }
-  }
-
-  /**
-   * The ring tuning with a step large enough that a launch's 2(n-1) x pieces steps fit the flags'
-   * 16 bits (a forced small step on a large launch would wrap them).
-   */
-  private AllReduceTuning ringSteps(AllReduceTuning tuning, long bytes) {
-    long slicePerBlock = (bytes / size + 16) / tuning.blocks() + 16;
-    long maxPieces = MAX_RING_FLAG_STEPS / (2L * (size - 1));
-    long minStep = ((slicePerBlock / maxPieces) / 16 + 1) * 16;
-    return tuning.stepBytes() >= minStep
-        ? tuning
-        : new AllReduceTuning(tuning.algorithm(), tuning.blocks(), minStep);
   }
 
   /**
@@ -308,7 +292,9 @@ final class AllReduceLauncher implements AutoCloseable {
       long n = Math.min(pieceElems, block - done);
       long at = t.bytesFor(done);
       AllReduceTuning tuning =
-          ringSteps(chooser.chooseRing(t.bytesFor(n) * size, size, t), t.bytesFor(n) * size);
+          chooser
+              .chooseRing(t.bytesFor(n) * size, size, t)
+              .fitRingFlags(t.bytesFor(n) * size, size);
       launch(
           nextSeq(),
           tuning,
@@ -330,7 +316,7 @@ final class AllReduceLauncher implements AutoCloseable {
     for (long done = 0; done < partBytes; done += pieceBytes) {
       long n = Math.min(pieceBytes, partBytes - done);
       AllReduceTuning tuning =
-          ringSteps(chooser.chooseRing(n * size, size, DataType.UINT8), n * size);
+          chooser.chooseRing(n * size, size, DataType.UINT8).fitRingFlags(n * size, size);
       launch(
           nextSeq(), tuning, kernels.ringAllGather(), in + done, out + done, n, partBytes, stream);
     }

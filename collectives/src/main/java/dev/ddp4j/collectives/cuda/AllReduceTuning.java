@@ -25,4 +25,16 @@ public record AllReduceTuning(AllReduceAlgorithm algorithm, int blocks, long ste
   int gridBlocks() {
     return algorithm == AllReduceAlgorithm.ONESHOT ? 2 * blocks : blocks;
   }
+
+  /**
+   * This tuning with a step large enough that a ring launch of {@code bytes} on {@code ranks} ranks
+   * counts its 2(n-1) x pieces steps within the flags' 16 bits (a forced small step on a large
+   * launch would wrap them); unchanged where it already does.
+   */
+  AllReduceTuning fitRingFlags(long bytes, int ranks) {
+    long slicePerBlock = (bytes / ranks + 16) / blocks + 16;
+    long maxPieces = ScratchLayout.MAX_STEPS / (2L * (ranks - 1));
+    long minStep = ((slicePerBlock / maxPieces) / 16 + 1) * 16;
+    return stepBytes >= minStep ? this : new AllReduceTuning(algorithm, blocks, minStep);
+  }
 }

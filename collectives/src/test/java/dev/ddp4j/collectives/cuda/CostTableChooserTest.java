@@ -145,4 +145,18 @@ class CostTableChooserTest {
         .isEqualTo(AllReduceAlgorithm.RING);
     assertThat(AllReduceAlgorithm.parse("RING")).isEqualTo(AllReduceAlgorithm.RING);
   }
+
+  @Test
+  void shouldWidenARingStepThatWouldWrapTheSixteenBitStepCount() {
+    // 8 ranks, one block, 240 MiB, 16-byte steps: 14 x (30 MiB / 16 B) steps would wrap 0xffff.
+    long bytes = 240L << 20;
+    AllReduceTuning tiny = new AllReduceTuning(AllReduceAlgorithm.RING, 1, 16);
+    AllReduceTuning fitted = tiny.fitRingFlags(bytes, 8);
+    long pieces = (bytes / 8 + fitted.stepBytes() - 1) / fitted.stepBytes();
+    assertThat(2 * 7 * pieces).isLessThanOrEqualTo(ScratchLayout.MAX_STEPS);
+    assertThat(fitted.stepBytes() % 16).isZero();
+    AllReduceTuning usual =
+        new CostTableChooser(AllReduceAlgorithm.RING, 64).choose(bytes, 8, null);
+    assertThat(usual.fitRingFlags(bytes, 8)).isSameAs(usual);
+  }
 }
