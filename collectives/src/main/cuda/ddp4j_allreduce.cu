@@ -33,7 +33,7 @@
 #define THREADS 512
 #define LL_SLOT_BYTES (512 << 10)
 
-// Kernel parameters, passed by value as 20 64-bit words (the Java side fills a long[20]).
+// Kernel parameters, passed by value as 21 64-bit words (the Java side fills a long[21]).
 struct Params {
   const char* in;                 // this rank's input (device pointer in this process)
   char* out;                      // this rank's output (may equal in)
@@ -47,6 +47,7 @@ struct Params {
   unsigned long long timeoutNs;   // a wait on a peer longer than this traps the kernel
   unsigned long long ring;        // ring kernels: the rank at ring position k in bits [4k, 4k + 4)
   unsigned long long stride;      // ring reduce-scatter / all-gather: elements between rank blocks of the whole buffer
+  unsigned long long root;        // ring broadcast: the root rank
   char* scratch[MAX_RANKS];       // every rank's scratch base as mapped in this process (own included)
 };
 
@@ -460,6 +461,54 @@ __device__ void ring(const Params& p) {
   }
 }
 
+// Ring broadcast: a chain from the root along the ring (root -> next -> ... -> the rank before the root), bytes in
+// pieces, each rank copying what arrives into its buffer and pushing it on; region 0 of the receive area holds the
+// whole launch. A chain alone would let a rank finish without its successor having started (nothing flows back), so
+// the last rank then sends a done token to the root (its successor), which passes it on up to the second-to-last:
+// every rank's launch ends only after every rank received everything, which keeps the two-halves argument true.
+// Flag values: (seq << 16) | (piece + 1) for data, (seq << 16) | (pieces + 1) for the token (same flag word).
+__device__ void ringBroadcast(const Params& p) {
+  typedef uint8_t T;
+  const unsigned long long V = 16;
+  const unsigned n = (unsigned)p.nranks;
+  const bool vec = (reinterpret_cast<unsigned long long>(p.out) & 15) == 0;
+  unsigned pos = 0, rootPos = 0;
+  while (pos + 1 < n && ringRankAt(p, pos) != p.rank) pos++;
+  while (rootPos + 1 < n && ringRankAt(p, rootPos) != p.root) rootPos++;
+  const unsigned d = (pos + n - rootPos) % n;  // hops from the root
+  const unsigned long long next = ringRankAt(p, (pos + 1) % n), prev = ringRankAt(p, (pos + n - 1) % n);
+  const unsigned long long C = p.count;
+  const unsigned long long S = roundUp((C + gridDim.x - 1) / gridDim.x, V);
+  const unsigned long long stepElems = p.stepBytes;
+  const unsigned long long pieces = S == 0 ? 1 : (S + stepElems - 1) / stepElems;
+  const unsigned long long b = blockIdx.x;
+  const unsigned long long area = FLAG_BYTES + (p.seq & 1ull) * (n - 1) * p.slotBytes;
+  const T* recvArea = reinterpret_cast<const T*>(p.scratch[p.rank] + area);
+  T* sendArea = reinterpret_cast<T*>(p.scratch[next] + area);
+  T* buf = reinterpret_cast<T*>(p.out);
+  for (unsigned long long j = 0; j < pieces; j++) {
+    const unsigned long long off = b * S + j * stepElems;
+    const unsigned long long a = min(C, off), z = min(min(C, b * S + S), a + stepElems);
+    const unsigned long long m = z > a ? z - a : 0;
+    if (d > 0) waitPeer(p, b, prev, (p.seq << 16) | (j + 1));
+    if (d == 0) {
+      ringPiece<T, OP_SUM, RING_PUSH>(buf + a, sendArea + a, buf + a, recvArea + a, m, vec, n);
+    } else if (d < n - 1) {
+      ringPiece<T, OP_SUM, RING_FORWARD>(buf + a, sendArea + a, buf + a, recvArea + a, m, vec, n);
+    } else {
+      ringPiece<T, OP_SUM, RING_LAST>(buf + a, sendArea + a, buf + a, recvArea + a, m, vec, n);
+    }
+    if (d < n - 1) signalPeer(p, b, next, (p.seq << 16) | (j + 1));
+  }
+  const unsigned long long done = (p.seq << 16) | (pieces + 1);
+  if (d == n - 1) {
+    signalPeer(p, b, next, done);
+  } else {
+    waitPeer(p, b, prev, done);
+    if (d + 2 < n) signalPeer(p, b, next, done);
+  }
+}
+
 #define DEFINE_KERNELS(TNAME, T, ONAME, OP)                                                              \
   extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_oneshot_##TNAME##_##ONAME(const Params p) { \
     oneshot<T, OP>(p);                                                                                   \
@@ -500,4 +549,9 @@ DEFINE_TYPE(uint8, uint8_t)
 // Ring all-gather moves bytes: count and stride in bytes.
 extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_ringallgather_bytes(const Params p) {
   ring<uint8_t, OP_SUM, RING_ALL_GATHER>(p);
+}
+
+// Ring broadcast moves bytes: count in bytes, p.out the buffer on every rank.
+extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_ringbroadcast_bytes(const Params p) {
+  ringBroadcast(p);
 }

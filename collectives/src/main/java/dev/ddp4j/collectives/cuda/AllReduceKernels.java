@@ -33,6 +33,9 @@ final class AllReduceKernels {
   /** Ring all-gather over bytes, {@code ddp4j_ringallgather_bytes}. */
   private final CUfunction ringAllGather = new CUfunction();
 
+  /** Ring (chain) broadcast over bytes, {@code ddp4j_ringbroadcast_bytes}. */
+  private final CUfunction ringBroadcast = new CUfunction();
+
   /** Loads the module into the current context and resolves every kernel. */
   AllReduceKernels() {
     Cu.loadModule(module, RESOURCE);
@@ -59,9 +62,17 @@ final class AllReduceKernels {
     Cu.check(
         JCudaDriver.cuModuleGetFunction(ringAllGather, module, RING_ALL_GATHER),
         "cuModuleGetFunction " + RING_ALL_GATHER);
+    Cu.check(
+        JCudaDriver.cuModuleGetFunction(ringBroadcast, module, RING_BROADCAST),
+        "cuModuleGetFunction " + RING_BROADCAST);
   }
 
   static final String RING_ALL_GATHER = "ddp4j_ringallgather_bytes";
+  static final String RING_BROADCAST = "ddp4j_ringbroadcast_bytes";
+
+  CUfunction ringBroadcast() {
+    return ringBroadcast;
+  }
 
   static String ringReduceScatterName(DataType t, ReduceOp op) {
     return name(AllReduceAlgorithm.RING, t, op).replace("ddp4j_ring_", "ddp4j_ringreducescatter_");

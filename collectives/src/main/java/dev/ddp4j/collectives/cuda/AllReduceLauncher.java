@@ -26,7 +26,7 @@ import jcuda.driver.JCudaDriver;
  */
 final class AllReduceLauncher implements AutoCloseable {
 
-  private static final int PARAM_WORDS = 20;
+  private static final int PARAM_WORDS = 21;
 
   /**
    * A ring launch's regions overrun the receive area by up to 32 bytes of chunk rounding unless it
@@ -276,6 +276,7 @@ final class AllReduceLauncher implements AutoCloseable {
         out.devicePointer() + offsetBytes,
         count,
         0,
+        0,
         stream);
   }
 
@@ -303,6 +304,7 @@ final class AllReduceLauncher implements AutoCloseable {
           out.devicePointer() + at,
           n,
           block,
+          0,
           stream);
     }
   }
@@ -318,7 +320,38 @@ final class AllReduceLauncher implements AutoCloseable {
       AllReduceTuning tuning =
           chooser.chooseRing(n * size, size, DataType.UINT8).fitRingFlags(n * size, size);
       launch(
-          nextSeq(), tuning, kernels.ringAllGather(), in + done, out + done, n, partBytes, stream);
+          nextSeq(),
+          tuning,
+          kernels.ringAllGather(),
+          in + done,
+          out + done,
+          n,
+          partBytes,
+          0,
+          stream);
+    }
+  }
+
+  /**
+   * Copies rank {@code root}'s {@code bytes} at {@code buffer} into every other rank's along the
+   * ring (a chain from the root, each rank pushing to its successor).
+   */
+  void ringBroadcast(long buffer, long bytes, int root, CUstream stream) {
+    long pieceBytes = scratch.layout().slotBytes() - RING_SLOT_SLACK_BYTES;
+    for (long done = 0; done < bytes; done += pieceBytes) {
+      long n = Math.min(pieceBytes, bytes - done);
+      AllReduceTuning tuning =
+          chooser.chooseRing(n * size, size, DataType.UINT8).fitRingFlags(n * size, size);
+      launch(
+          nextSeq(),
+          tuning,
+          kernels.ringBroadcast(),
+          buffer + done,
+          buffer + done,
+          n,
+          0,
+          root,
+          stream);
     }
   }
 
@@ -330,6 +363,7 @@ final class AllReduceLauncher implements AutoCloseable {
       long outPointer,
       long count,
       long strideElems,
+      int root,
       CUstream stream) {
     params.putLong(0, inPointer);
     params.putLong(8, outPointer);
@@ -343,8 +377,9 @@ final class AllReduceLauncher implements AutoCloseable {
     params.putLong(72, timeoutNs);
     params.putLong(80, ringPacked);
     params.putLong(88, strideElems);
+    params.putLong(96, root);
     for (int r = 0; r < size; r++) {
-      params.putLong(96 + 8 * r, scratch.base(r));
+      params.putLong(104 + 8 * r, scratch.base(r));
     }
     int rc =
         directLaunch

@@ -40,9 +40,9 @@ import jcuda.driver.JCudaDriver;
  *
  * <p>Where some pair of ranks has no peer path ({@link PeerRouting}: {@code DDP4J_P2P_DISABLE},
  * {@code DDP4J_P2P_DISABLE_PAIRS}, the driver's answer, other hosts) but a ring through peer pairs
- * exists on one host, allReduce, reduceScatter, allGather and barrier run ring kernels around the
- * missing pairs and broadcast goes through host memory ({@link StagedPath}); where no such ring
- * exists the whole group runs host-staged, with the same stream and Work contract.
+ * exists on one host, every collective runs a ring kernel around the missing pairs, each rank
+ * writing only into its ring successor; where no such ring exists the whole group runs host-staged
+ * ({@link StagedPath}), with the same stream and Work contract.
  */
 public final class CudaProcessGroup implements ProcessGroup {
 
@@ -65,8 +65,8 @@ public final class CudaProcessGroup implements ProcessGroup {
   private final AllReduceLauncher launcher;
 
   /**
-   * Non-null where some pair of GPUs has no peer path: every collective that {@link #launcher} does
-   * not run goes through the host.
+   * Non-null where some pair of GPUs has no peer path and no ring avoids it: every collective goes
+   * through the host.
    */
   private final StagedPath staged;
 
@@ -74,8 +74,8 @@ public final class CudaProcessGroup implements ProcessGroup {
   private final CollectiveLauncher collectives;
 
   /**
-   * reduceScatter and allGather run the ring kernels of {@link #launcher}: in a ring-routed group,
-   * or where {@code DDP4J_ALGO=ring} forces them.
+   * reduceScatter, allGather and broadcast run the ring kernels of {@link #launcher}: in a
+   * ring-routed group, or where {@code DDP4J_ALGO=ring} forces them.
    */
   private final boolean ringCollectives;
 
@@ -156,7 +156,7 @@ public final class CudaProcessGroup implements ProcessGroup {
             : null;
     PeerRouting.Mode mode = routing == null ? PeerRouting.Mode.DIRECT : routing.mode();
     this.staged =
-        mode != PeerRouting.Mode.DIRECT
+        mode == PeerRouting.Mode.STAGED
             ? StagedPath.open(
                 worker, store, timeout, "cuda" + groupNumber + "-staged", context, events)
             : null;
@@ -258,8 +258,8 @@ public final class CudaProcessGroup implements ProcessGroup {
 
   /**
    * How allReduce runs in this group: {@code direct} (every pair has a peer path), {@code ring
-   * 0-2-1-3} (around pairs without one; broadcast staged), {@code staged}, or {@code local} on one
-   * rank.
+   * 0-2-1-3} (around pairs without one; the other collectives too), {@code staged}, or {@code
+   * local} on one rank.
    */
   public String allReduceRoute() {
     if (launcher == null) {
@@ -329,7 +329,9 @@ public final class CudaProcessGroup implements ProcessGroup {
     if (staged != null) {
       return staged.broadcast(b, root, stream);
     }
-    if (collectives != null && b.count() > 0) {
+    if (ringCollectives && b.count() > 0) {
+      launcher.ringBroadcast(b.devicePointer(), b.sizeBytes(), root, stream);
+    } else if (collectives != null && b.count() > 0) {
       collectives.broadcast(b.devicePointer(), b.sizeBytes(), root, stream);
     }
     return finish(

@@ -15,8 +15,7 @@ import java.util.Locale;
  * staged hop between GPUs that do have a direct path is also a WARN line naming the cause and the
  * fix. A group routed around pairs without peer access ({@link PeerRouting.Mode#RING}) logs its
  * ring ({@code Ring 00 : 0[0] -> 2[2] -> 1[1] -> 3[3] -> 0[0]}), this rank's hop on it, one {@code
- * ring avoids 0-1: <why>} line per missing pair, and that broadcast is staged. Plain data in,
- * strings out: tested without a GPU.
+ * ring avoids 0-1: <why>} line per missing pair. Plain data in, strings out: tested without a GPU.
  */
 public final class CudaRouteLines {
 
@@ -88,12 +87,11 @@ public final class CudaRouteLines {
           .append(p.device())
           .append(']');
     }
-    info.add(order + " (allReduce, reduceScatter, allGather, barrier)");
+    info.add(order + " (every collective)");
     info.add(line(0, 1, routing, routing.pairwise(rank, PeerRing.next(ring, rank)), paths));
     for (Hop missing : routing.missingPairs()) {
       info.add("ring avoids " + missing.from() + "-" + missing.to() + ": " + missing.reason());
     }
-    info.add("broadcast goes through host memory (SHM/staged): its kernel writes to every peer");
   }
 
   private static String line(int c, int channels, PeerRouting routing, Hop hop, Paths paths) {

@@ -8,9 +8,9 @@ import java.util.List;
  * host and peer access is allowed, else host staging (shared memory on one host, sockets between
  * hosts). The group as a whole then runs in one {@link Mode}: every pair has a peer path ({@link
  * Mode#DIRECT}); some pairs lack one but a ring through peer pairs exists on one host ({@link
- * Mode#RING}: all-reduce, reduceScatter and allGather run ring kernels over IPC, broadcast goes
- * through host memory); or no such ring exists and the whole group is staged ({@link Mode#STAGED},
- * and {@link #effective} says so with the pair that caused it).
+ * Mode#RING}: every collective runs a ring kernel over IPC); or no such ring exists and the whole
+ * group is staged ({@link Mode#STAGED}, and {@link #effective} says so with the pair that caused
+ * it).
  */
 public final class PeerRouting {
 
@@ -19,9 +19,8 @@ public final class PeerRouting {
     /** Every pair has a peer path: every kernel over IPC. */
     DIRECT,
     /**
-     * Some pairs lack a peer path, but {@link #ring()} goes through peer pairs only: all-reduce
-     * runs the ring kernel over IPC (each rank opens only its successor's scratch); reduceScatter,
-     * allGather and broadcast go through host memory.
+     * Some pairs lack a peer path, but {@link #ring()} goes through peer pairs only: every
+     * collective runs a ring kernel over IPC (each rank opens only its successor's scratch).
      */
     RING,
     /** No ring through peer pairs (or other hosts): everything through host memory. */

@@ -14,10 +14,11 @@ import java.util.Map;
 /**
  * The ring kernels on real GPUs (the cases are harness.AllReduceCheck's and CollectiveCheck's:
  * every op, dtype and size class against a float64 reference, outputs poisoned): forced on 2 ranks
- * (all-reduce, reduceScatter, allGather), and chosen by the routing on 4 ranks whose listed pairs
- * have no peer access, where the route lines must show IPC on every ring hop and no staging. Where
- * the machine has fewer GPUs than ranks, the ranks share GPUs ({@code DDP4J_CUDA_SHARE_GPUS=1}: IPC
- * within one GPU), which checks the kernel and the routing but not NVLink.
+ * (all-reduce, reduceScatter, allGather, broadcast), and chosen by the routing on 4 ranks whose
+ * listed pairs have no peer access, where the route lines must show IPC on every ring hop and no
+ * staging. Where the machine has fewer GPUs than ranks, the ranks share GPUs ({@code
+ * DDP4J_CUDA_SHARE_GPUS=1}: IPC within one GPU), which checks the kernel and the routing but not
+ * NVLink.
  */
 class CudaRingGpuTest {
 
@@ -52,12 +53,13 @@ class CudaRingGpuTest {
 
   @GpuTest
   void shouldReduceEveryOpDtypeAndSizeWithTheRingForcedOnTwoRanks() throws Exception {
-    // DDP4J_ALGO=ring also moves reduceScatter and allGather onto their ring kernels.
+    // DDP4J_ALGO=ring also moves reduceScatter, allGather and broadcast onto their ring kernels.
     LocalRanks.Result r = check(2, Map.of("DDP4J_ALGO", "ring"), "--algos", "ring");
     assertThat(r.outputs().get(0))
         .contains("allReduce route direct")
         .contains("reduceScatter PRODUCT BFLOAT16")
         .contains("allGather FLOAT16")
+        .contains("broadcast INT8")
         .contains("allReduce ring    SUM     FLOAT32          0 in-place")
         .contains("allReduce ring    PRODUCT BFLOAT16         7 out-of-place")
         .contains("allReduce ring    AVG     INT8          4097 out-of-place unaligned")
@@ -84,7 +86,7 @@ class CudaRingGpuTest {
         assertThat(out).contains("ring avoids " + pair + ": DDP4J_P2P_DISABLE_PAIRS lists " + pair);
       }
     }
-    // The staged collectives ran too (CollectiveCheck through host memory).
+    // The other collectives ran on their ring kernels too (CollectiveCheck), nothing staged.
     assertThat(r.outputs().get(0))
         .contains("reduceScatter")
         .contains("broadcast")

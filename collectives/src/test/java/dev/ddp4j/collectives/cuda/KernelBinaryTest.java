@@ -54,6 +54,8 @@ class KernelBinaryTest {
         assertThat(image).contains(AllReduceKernels.ringReduceScatterName(t, op));
       }
     }
-    assertThat(image).contains(AllReduceKernels.RING_ALL_GATHER);
+    assertThat(image)
+        .contains(AllReduceKernels.RING_ALL_GATHER)
+        .contains(AllReduceKernels.RING_BROADCAST);
   }
 }
