@@ -181,7 +181,7 @@ public final class CudaProcessGroup implements ProcessGroup {
         launcher != null
             && (launcher.ringOnly() || CudaSettings.algorithm() == AllReduceAlgorithm.RING);
     this.collectives =
-        launcher != null && staged == null
+        launcher != null && !launcher.ringOnly()
             ? new CollectiveLauncher(
                 rank,
                 size,

@@ -139,8 +139,9 @@ final class PeerScratch implements AutoCloseable {
                 + peer
                 + "'s GPU "
                 + peerBus
-                + " as a peer (cuDeviceCanAccessPeer = 0); the cuda backend needs peer access"
-                + " (NVLink or PCIe P2P) between every pair of GPUs; use the cpu backend here",
+                + " as a peer (cuDeviceCanAccessPeer = 0) though the routing expected it to; list"
+                + " the pair's device ordinals in DDP4J_P2P_DISABLE_PAIRS (e.g. 0-1) to route"
+                + " around it, or set DDP4J_P2P_DISABLE=1 to stage every pair through host memory",
             0);
       }
     }
