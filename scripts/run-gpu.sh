@@ -8,7 +8,7 @@
 # DDP4J_P2P_DISABLE=1 (the host-staged path) into bench-staged.log; the summary then puts it beside bench.log.
 # "launcher" runs `java -jar launcher.jar bench --backend cuda` for each of BENCH_OPS (default all four collectives)
 # from BENCH_MIN (16) to BENCH_MAX (1G) x BENCH_FACTOR (4); "ncclops" runs NCCL's four collectives over the same
-# sizes (bench/nccl_collectives.cu); "movement" times broadcast/allGather/reduceScatter against their old way.
+# sizes (bench/nccl_collectives.cu); "ring" benches DDP4J_ALGO=ring beside the default (ring-bench.log); "movement" times broadcast/allGather/reduceScatter against their old way.
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/ddp4j-out}
 mkdir -p "$out"
@@ -37,6 +37,20 @@ for step in $steps; do
       done ;;
     ncclops) timeout 240 bash "$here/nccl_collectives.sh" "${BENCH_MIN_BYTES:-16}" "${BENCH_MAX_BYTES:-1073741824}" "${BENCH_FACTOR:-4}" "${NCCL_OPS:-allreduce,broadcast,allgather,reducescatter}" > "$out/nccl-collectives.log" 2>&1; rc=$? ;;
     bulk) timeout 200 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.harness.GpuHarness bulk --nproc "$nproc" --variants "${BULK_VARIANTS:-current,bulk:64:524288,bulk:64:131072,bcast:64,bcast:128}" > "$out/bulk.log" 2>&1; rc=$? ;;
+    ring)
+      # DDP4J_ALGO=ring beside the default, 8 B to 1 GiB, through the launcher's bench (2 or more GPUs); on one GPU
+      # the harness's bench with two ranks sharing it (DDP4J_CUDA_SHARE_GPUS: kernel and flag costs, no NVLink).
+      rc=0
+      if [ "$nproc" -ge 2 ]; then
+        for algo in "" ring; do
+          echo "\$ DDP4J_ALGO=$algo java -jar launcher.jar bench --nproc-per-node=$nproc --backend cuda --op allreduce -b 8 -e 1G -f 4" >> "$out/ring-bench.log"
+          DDP4J_ALGO=$algo timeout 240 "$java" -jar "$here/launcher.jar" bench --nproc-per-node="$nproc" --backend cuda \
+            --op allreduce -b 8 -e 1G -f 4 >> "$out/ring-bench.log" 2>&1 || rc=$?
+        done
+      else
+        DDP4J_CUDA_SHARE_GPUS=1 timeout 240 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.harness.GpuHarness bench --nproc 2 \
+          --variants auto,ring,twoshot --max-bytes 1073741824 > "$out/ring-bench.log" 2>&1; rc=$?
+      fi ;;
     movement) timeout 240 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.harness.GpuHarness movement --nproc "$nproc" > "$out/movement.log" 2>&1; rc=$? ;;
     *) echo "unknown step $step"; rc=2 ;;
   esac
@@ -50,5 +64,6 @@ echo "==== summary"
 [ -f "$out/nccl.log" ] && cat "$out/nccl.log"
 [ -f "$out/bench-staged.log" ] && [ -f "$out/bench.log" ] && python3 "$here/staged-vs-ipc-table.py" "$out/bench.log" "$out/bench-staged.log"
 [ -f "$out/bulk.log" ] && grep -vE "^(----|INFO|[A-Z][a-z][a-z] [0-9])" "$out/bulk.log" | head -60
+[ -f "$out/ring-bench.log" ] && grep -vE "^(----|\s*at |INFO|[A-Z][a-z][a-z] [0-9])" "$out/ring-bench.log" | head -80
 [ -f "$out/movement.log" ] && grep -vE "^(----|\s*at |INFO|[A-Z][a-z][a-z] [0-9])" "$out/movement.log" | head -60
 [ -f "$out/launcher-bench.log" ] && [ -f "$out/nccl-collectives.log" ] && python3 "$here/cuda-ops-table.py" "$out/launcher-bench.log" "$out/nccl-collectives.log"

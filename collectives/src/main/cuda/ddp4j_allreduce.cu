@@ -33,7 +33,7 @@
 #define THREADS 512
 #define LL_SLOT_BYTES (512 << 10)
 
-// Kernel parameters, passed by value as 18 64-bit words (the Java side fills a long[18]).
+// Kernel parameters, passed by value as 21 64-bit words (the Java side fills a long[21]).
 struct Params {
   const char* in;                 // this rank's input (device pointer in this process)
   char* out;                      // this rank's output (may equal in)
@@ -45,6 +45,9 @@ struct Params {
   unsigned long long stepBytes;   // pipeline step per block for one-shot (a multiple of 16)
   unsigned long long blocks;      // one-shot: pusher blocks (the grid is twice that); two-shot: the grid
   unsigned long long timeoutNs;   // a wait on a peer longer than this traps the kernel
+  unsigned long long ring;        // ring kernels: the rank at ring position k in bits [4k, 4k + 4)
+  unsigned long long stride;      // ring reduce-scatter / all-gather: elements between rank blocks of the whole buffer
+  unsigned long long root;        // ring broadcast: the root rank
   char* scratch[MAX_RANKS];       // every rank's scratch base as mapped in this process (own included)
 };
 
@@ -275,6 +278,237 @@ __device__ void ll(const Params& p) {
   }
 }
 
+// ---- ring: reduce-scatter then all-gather around p.ring, each rank pushing only to its successor ----
+//
+// Chunk c of the data is [c * C, (c + 1) * C) with C = count / n rounded up to 16 bytes. At step s (0 .. 2n-3) the
+// rank at ring position `pos` sends chunk (pos - s) mod n into region s of its successor's receive area; before
+// that (s > 0) it waits for region s - 1 from its predecessor, which holds the same chunk:
+//
+//   s = 0            push in[chunk]                               (reduce-scatter starts)
+//   0 < s < n - 1    push combine(region s-1, in[chunk])           (partial, in T, like NCCL's ring)
+//   s = n - 1        out[chunk] = finish(combine(region s-1, in))  and push it (the chunk is fully reduced here)
+//   s > n - 1        out[chunk] = region s-1                       and push it (all-gather)
+//   after the loop   out[chunk (pos + 2) mod n] = region 2n-3
+//
+// Every chunk is reduced once, at one rank, and then copied, so every rank holds bit-identical results.
+//
+//   receive area of a rank (the slot half seq % 2 of ScratchLayout, (n - 1) x slotBytes, used as one block):
+//   +----------+----------+-- ... --+------------+
+//   | region 0 | region 1 |         | region 2n-3|   region s = C elements; 2(n-1) x C <= (n-1) x slotBytes
+//   +----------+----------+-- ... --+------------+   as long as a launch has at most slotBytes - 64 bytes
+//
+// Block b owns slice b (S = C / blocks elements, rounded to 16 bytes) of every chunk and region, cut into pieces of
+// stepBytes; piece j of step s is flagged (seq << 16) | (s * pieces + j + 1) in flags[b][rank] of the successor, so the
+// successor starts on piece j while this block still pushes piece j + 1. Every block waits for and raises every flag
+// even where its piece is empty, which keeps the two-halves argument above true: a rank's last region holds data
+// that passed through every rank's launch seq, so when launch seq ends every rank has started it (and ended seq - 1).
+// A rank touches only its successor's scratch, so only that pair needs peer access.
+__device__ __forceinline__ unsigned ringRankAt(const Params& p, unsigned pos) { return (unsigned)((p.ring >> (4 * pos)) & 15); }
+
+// Whole block: waits until `sender`'s flag for block b in this rank's scratch reached `value`.
+__device__ __forceinline__ void waitPeer(const Params& p, unsigned long long b, unsigned long long sender, unsigned long long value) {
+  if (threadIdx.x == 0) {
+    const unsigned long long* f = flagAt(p.scratch[p.rank], b, sender);
+    if (loadAcquire(f) < value) {
+      unsigned long long start = globalTimerNs();
+      unsigned spins = 0;
+      while (loadAcquire(f) < value) {
+        if ((++spins & 1023) == 0 && globalTimerNs() - start > p.timeoutNs) __trap();
+      }
+    }
+  }
+  __syncthreads();
+}
+
+// Whole block, after its stores: publishes `value` as block b's flag in `holder`'s scratch (fence first, as signalPeers).
+__device__ __forceinline__ void signalPeer(const Params& p, unsigned long long b, unsigned long long holder, unsigned long long value) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence_system();
+    storeRelease(flagAt(p.scratch[holder], b, p.rank), value);
+  }
+}
+
+// What one piece of a ring step does: where it reads (input, the received region, or both combined), whether it
+// writes the output, and whether it pushes to the successor.
+enum {
+  RING_PUSH = 0,         // in -> successor
+  RING_PARTIAL = 1,      // combine(region, in) -> successor
+  RING_FINAL = 2,        // finish(combine(region, in)) -> out and successor
+  RING_FORWARD = 3,      // region -> out and successor
+  RING_LAST = 4,         // region -> out
+  RING_FINAL_LOCAL = 5,  // finish(combine(region, in)) -> out (reduce-scatter's last step)
+  RING_PUSH_KEEP = 6     // in -> out and successor (all-gather's first step)
+};
+
+// One piece of one step over `len` elements; every pointer already points at the piece's first element.
+template <typename T, int OP, int MODE>
+__device__ __forceinline__ void ringPiece(T* out, T* send, const T* in, const T* recv, unsigned long long len, bool vec, unsigned n) {
+  typedef typename Acc<T>::A A;
+  constexpr bool fromIn = MODE == RING_PUSH || MODE == RING_PUSH_KEEP;
+  constexpr bool fromRecv = MODE == RING_FORWARD || MODE == RING_LAST;
+  constexpr bool isFinal = MODE == RING_FINAL || MODE == RING_FINAL_LOCAL;
+  constexpr bool toOut = MODE != RING_PUSH && MODE != RING_PARTIAL;
+  constexpr bool toSend = MODE != RING_LAST && MODE != RING_FINAL_LOCAL;
+  const unsigned long long V = 16 / sizeof(T);
+  const unsigned long long nv = vec ? len / V : 0;
+  for (unsigned long long k = threadIdx.x; k < nv; k += blockDim.x) {
+    uint4 res;
+    if (fromIn) {
+      res = __ldcg(reinterpret_cast<const uint4*>(in) + k);
+    } else if (fromRecv) {
+      res = __ldcg(reinterpret_cast<const uint4*>(recv) + k);
+    } else {
+      uint4 x = __ldcg(reinterpret_cast<const uint4*>(recv) + k), y = __ldcg(reinterpret_cast<const uint4*>(in) + k);
+      const T* xv = reinterpret_cast<const T*>(&x);
+      const T* yv = reinterpret_cast<const T*>(&y);
+      T* rv = reinterpret_cast<T*>(&res);
+#pragma unroll
+      for (int j = 0; j < (int)(16 / sizeof(T)); j++) {
+        A a = combine<OP, A>(toAcc<T>(xv[j]), toAcc<T>(yv[j]));
+        rv[j] = fromAcc<T>(isFinal ? finish<OP, A>(a, n) : a);
+      }
+    }
+    if (toOut) reinterpret_cast<uint4*>(out)[k] = res;
+    if (toSend) __stcg(reinterpret_cast<uint4*>(send) + k, res);
+  }
+  for (unsigned long long k = nv * V + threadIdx.x; k < len; k += blockDim.x) {
+    T v;
+    if (fromIn) {
+      v = in[k];
+    } else if (fromRecv) {
+      v = __ldcg(recv + k);
+    } else {
+      A a = combine<OP, A>(toAcc<T>(__ldcg(recv + k)), toAcc<T>(in[k]));
+      v = fromAcc<T>(isFinal ? finish<OP, A>(a, n) : a);
+    }
+    if (toOut) out[k] = v;
+    if (toSend) send[k] = v;
+  }
+}
+
+enum { RING_ALL_REDUCE = 0, RING_REDUCE_SCATTER = 1, RING_ALL_GATHER = 2 };
+
+// KIND picks the steps: all-reduce runs s = 0 .. 2n-2, reduce-scatter the first half (s = 0 .. n-1, the last step
+// keeping its fully reduced chunk), all-gather the second (s = n-1 .. 2n-2). For reduce-scatter and all-gather the
+// chunks are the ranks' blocks (count elements each, p.stride apart in the whole buffer): chunk c is the block of the
+// rank at ring position c - 1, which is where a reduce-scatter's chunk ends fully reduced and where an all-gather's
+// starts. Regions are counted from the kernel's first step; their stride is the chunk rounded up to 16 bytes.
+// Why a launch ends only after the successor started it (the two-halves argument above): a rank's last region
+// holds a chunk that started at its successor (all-gather) or passed through it (reduce-scatter, all-reduce).
+template <typename T, int OP, int KIND>
+__device__ void ring(const Params& p) {
+  const unsigned long long V = 16 / sizeof(T);
+  const unsigned n = (unsigned)p.nranks;
+  const bool vec = ((reinterpret_cast<unsigned long long>(p.in) | reinterpret_cast<unsigned long long>(p.out)) & 15) == 0 &&
+                   (KIND == RING_ALL_REDUCE || (p.stride * sizeof(T)) % 16 == 0);
+  unsigned pos = 0;
+  while (pos + 1 < n && ringRankAt(p, pos) != p.rank) pos++;
+  const unsigned long long next = ringRankAt(p, (pos + 1) % n), prev = ringRankAt(p, (pos + n - 1) % n);
+  const unsigned long long C = KIND == RING_ALL_REDUCE ? roundUp((p.count + n - 1) / n, V) : p.count;
+  const unsigned long long R = roundUp(C, V);
+  const unsigned long long S = roundUp((C + gridDim.x - 1) / gridDim.x, V);
+  const unsigned long long stepElems = p.stepBytes / sizeof(T);
+  const unsigned long long pieces = S == 0 ? 1 : (S + stepElems - 1) / stepElems;
+  const unsigned long long b = blockIdx.x;
+  const unsigned long long area = FLAG_BYTES + (p.seq & 1ull) * (n - 1) * p.slotBytes;
+  const T* recvArea = reinterpret_cast<const T*>(p.scratch[p.rank] + area);
+  T* sendArea = reinterpret_cast<T*>(p.scratch[next] + area);
+  const T* in = reinterpret_cast<const T*>(p.in);
+  T* out = reinterpret_cast<T*>(p.out);
+  const unsigned long long first = KIND == RING_ALL_GATHER ? n - 1 : 0;
+  const unsigned long long last = KIND == RING_REDUCE_SCATTER ? n - 1 : 2ull * (n - 1);
+  for (unsigned long long s = first; s <= last; s++) {
+    const unsigned long long c = (pos + 2ull * n - s) % n;
+    unsigned long long inBase, outBase, len;
+    if (KIND == RING_ALL_REDUCE) {
+      inBase = outBase = c * C;
+      len = inBase < p.count ? min(C, p.count - inBase) : 0;
+    } else {
+      const unsigned long long block = ringRankAt(p, (unsigned)((c + n - 1) % n));
+      inBase = KIND == RING_REDUCE_SCATTER ? block * p.stride : 0;
+      outBase = KIND == RING_ALL_GATHER ? block * p.stride : 0;
+      len = C;
+    }
+    const unsigned long long region = s - first;
+    for (unsigned long long j = 0; j < pieces; j++) {
+      // Piece j of slice b of the chunk, clamped to it; off = its offset inside the chunk (and inside a region).
+      const unsigned long long off = b * S + j * stepElems;
+      const unsigned long long a = min(len, off), z = min(min(len, b * S + S), a + stepElems);
+      const unsigned long long m = z > a ? z - a : 0;
+      if (s > first) waitPeer(p, b, prev, (p.seq << 16) | ((region - 1) * pieces + j + 1));
+      const T* recv = recvArea + (region > 0 ? (region - 1) * R : 0) + a;
+      T* send = sendArea + region * R + a;
+      T* o = out + outBase + a;
+      const T* i = in + inBase + a;
+      if (KIND == RING_ALL_GATHER && s == first) {
+        ringPiece<T, OP, RING_PUSH_KEEP>(o, send, i, recv, m, vec, n);
+      } else if (s == 0) {
+        ringPiece<T, OP, RING_PUSH>(o, send, i, recv, m, vec, n);
+      } else if (s < n - 1) {
+        ringPiece<T, OP, RING_PARTIAL>(o, send, i, recv, m, vec, n);
+      } else if (s == n - 1 && KIND == RING_REDUCE_SCATTER) {
+        ringPiece<T, OP, RING_FINAL_LOCAL>(o, send, i, recv, m, vec, n);
+      } else if (s == n - 1) {
+        ringPiece<T, OP, RING_FINAL>(o, send, i, recv, m, vec, n);
+      } else if (s < last) {
+        ringPiece<T, OP, RING_FORWARD>(o, send, i, recv, m, vec, n);
+      } else {
+        ringPiece<T, OP, RING_LAST>(o, send, i, recv, m, vec, n);
+      }
+      if (s < last) signalPeer(p, b, next, (p.seq << 16) | (region * pieces + j + 1));
+    }
+  }
+}
+
+// Ring broadcast: a chain from the root along the ring (root -> next -> ... -> the rank before the root), bytes in
+// pieces, each rank copying what arrives into its buffer and pushing it on; region 0 of the receive area holds the
+// whole launch. A chain alone would let a rank finish without its successor having started (nothing flows back), so
+// the last rank then sends a done token to the root (its successor), which passes it on up to the second-to-last:
+// every rank's launch ends only after every rank received everything, which keeps the two-halves argument true.
+// Flag values: (seq << 16) | (piece + 1) for data, (seq << 16) | (pieces + 1) for the token (same flag word).
+__device__ void ringBroadcast(const Params& p) {
+  typedef uint8_t T;
+  const unsigned long long V = 16;
+  const unsigned n = (unsigned)p.nranks;
+  const bool vec = (reinterpret_cast<unsigned long long>(p.out) & 15) == 0;
+  unsigned pos = 0, rootPos = 0;
+  while (pos + 1 < n && ringRankAt(p, pos) != p.rank) pos++;
+  while (rootPos + 1 < n && ringRankAt(p, rootPos) != p.root) rootPos++;
+  const unsigned d = (pos + n - rootPos) % n;  // hops from the root
+  const unsigned long long next = ringRankAt(p, (pos + 1) % n), prev = ringRankAt(p, (pos + n - 1) % n);
+  const unsigned long long C = p.count;
+  const unsigned long long S = roundUp((C + gridDim.x - 1) / gridDim.x, V);
+  const unsigned long long stepElems = p.stepBytes;
+  const unsigned long long pieces = S == 0 ? 1 : (S + stepElems - 1) / stepElems;
+  const unsigned long long b = blockIdx.x;
+  const unsigned long long area = FLAG_BYTES + (p.seq & 1ull) * (n - 1) * p.slotBytes;
+  const T* recvArea = reinterpret_cast<const T*>(p.scratch[p.rank] + area);
+  T* sendArea = reinterpret_cast<T*>(p.scratch[next] + area);
+  T* buf = reinterpret_cast<T*>(p.out);
+  for (unsigned long long j = 0; j < pieces; j++) {
+    const unsigned long long off = b * S + j * stepElems;
+    const unsigned long long a = min(C, off), z = min(min(C, b * S + S), a + stepElems);
+    const unsigned long long m = z > a ? z - a : 0;
+    if (d > 0) waitPeer(p, b, prev, (p.seq << 16) | (j + 1));
+    if (d == 0) {
+      ringPiece<T, OP_SUM, RING_PUSH>(buf + a, sendArea + a, buf + a, recvArea + a, m, vec, n);
+    } else if (d < n - 1) {
+      ringPiece<T, OP_SUM, RING_FORWARD>(buf + a, sendArea + a, buf + a, recvArea + a, m, vec, n);
+    } else {
+      ringPiece<T, OP_SUM, RING_LAST>(buf + a, sendArea + a, buf + a, recvArea + a, m, vec, n);
+    }
+    if (d < n - 1) signalPeer(p, b, next, (p.seq << 16) | (j + 1));
+  }
+  const unsigned long long done = (p.seq << 16) | (pieces + 1);
+  if (d == n - 1) {
+    signalPeer(p, b, next, done);
+  } else {
+    waitPeer(p, b, prev, done);
+    if (d + 2 < n) signalPeer(p, b, next, done);
+  }
+}
+
 #define DEFINE_KERNELS(TNAME, T, ONAME, OP)                                                              \
   extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_oneshot_##TNAME##_##ONAME(const Params p) { \
     oneshot<T, OP>(p);                                                                                   \
@@ -287,6 +521,13 @@ __device__ void ll(const Params& p) {
   }                                                                                                      \
   extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_ll_##TNAME##_##ONAME(const Params p) {       \
     ll<T, OP>(p);                                                                                        \
+  }                                                                                                      \
+  extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_ring_##TNAME##_##ONAME(const Params p) {     \
+    ring<T, OP, RING_ALL_REDUCE>(p);                                                                     \
+  }                                                                                                      \
+  extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_ringreducescatter_##TNAME##_##ONAME(        \
+      const Params p) {                                                                                  \
+    ring<T, OP, RING_REDUCE_SCATTER>(p);                                                                 \
   }
 
 #define DEFINE_TYPE(TNAME, T)             \
@@ -304,3 +545,13 @@ DEFINE_TYPE(int32, int32_t)
 DEFINE_TYPE(int64, long long)
 DEFINE_TYPE(int8, int8_t)
 DEFINE_TYPE(uint8, uint8_t)
+
+// Ring all-gather moves bytes: count and stride in bytes.
+extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_ringallgather_bytes(const Params p) {
+  ring<uint8_t, OP_SUM, RING_ALL_GATHER>(p);
+}
+
+// Ring broadcast moves bytes: count in bytes, p.out the buffer on every rank.
+extern "C" __global__ void __launch_bounds__(THREADS) ddp4j_ringbroadcast_bytes(const Params p) {
+  ringBroadcast(p);
+}

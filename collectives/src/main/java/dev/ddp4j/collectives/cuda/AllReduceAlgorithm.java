@@ -27,7 +27,14 @@ public enum AllReduceAlgorithm {
    * words that carry their own flag, so there is no fence and no separate flag write; twice the
    * bytes on the links.
    */
-  LL("ll");
+  LL("ll"),
+  /**
+   * Reduce-scatter then all-gather around a ring, 2(n-1) steps, each rank pushing only to its ring
+   * successor: 2(n-1)/n x the bytes on each GPU's links, like two-shot, but 2(n-1) hops of latency
+   * instead of 2, and only the ring's pairs need peer access. The group runs it when some pairs
+   * lack a peer path ({@link PeerRouting.Mode#RING}); {@code DDP4J_ALGO=ring} forces it elsewhere.
+   */
+  RING("ring");
 
   private final String kernelPrefix;
 
@@ -40,8 +47,8 @@ public enum AllReduceAlgorithm {
   }
 
   /**
-   * Parses {@code ll}, {@code oneshot}, {@code twoshot} or {@code copyengine} ({@code ce}),
-   * case-insensitively.
+   * Parses {@code ll}, {@code oneshot}, {@code twoshot}, {@code copyengine} ({@code ce}) or {@code
+   * ring}, case-insensitively.
    *
    * @throws IllegalArgumentException naming the value and the accepted ones
    */
@@ -58,6 +65,6 @@ public enum AllReduceAlgorithm {
     throw new IllegalArgumentException(
         "DDP4J_ALGO='"
             + name
-            + "' is not a cuda all-reduce algorithm (expected: ll, oneshot, twoshot, copyengine)");
+            + "' is not a cuda all-reduce algorithm (expected: ll, oneshot, twoshot, copyengine, ring)");
   }
 }

@@ -26,6 +26,16 @@ final class AllReduceKernels {
   private final Map<AllReduceAlgorithm, CUfunction[][]> functions =
       new EnumMap<>(AllReduceAlgorithm.class);
 
+  /** Ring reduce-scatter per dtype and op, {@code ddp4j_ringreducescatter_<dtype>_<op>}. */
+  private final CUfunction[][] ringReduceScatter =
+      new CUfunction[DataType.values().length][ReduceOp.values().length];
+
+  /** Ring all-gather over bytes, {@code ddp4j_ringallgather_bytes}. */
+  private final CUfunction ringAllGather = new CUfunction();
+
+  /** Ring (chain) broadcast over bytes, {@code ddp4j_ringbroadcast_bytes}. */
+  private final CUfunction ringBroadcast = new CUfunction();
+
   /** Loads the module into the current context and resolves every kernel. */
   AllReduceKernels() {
     Cu.loadModule(module, RESOURCE);
@@ -41,6 +51,39 @@ final class AllReduceKernels {
       }
       functions.put(algo, byType);
     }
+    for (DataType t : DataType.values()) {
+      for (ReduceOp op : ReduceOp.values()) {
+        CUfunction f = new CUfunction();
+        String name = ringReduceScatterName(t, op);
+        Cu.check(JCudaDriver.cuModuleGetFunction(f, module, name), "cuModuleGetFunction " + name);
+        ringReduceScatter[t.ordinal()][op.ordinal()] = f;
+      }
+    }
+    Cu.check(
+        JCudaDriver.cuModuleGetFunction(ringAllGather, module, RING_ALL_GATHER),
+        "cuModuleGetFunction " + RING_ALL_GATHER);
+    Cu.check(
+        JCudaDriver.cuModuleGetFunction(ringBroadcast, module, RING_BROADCAST),
+        "cuModuleGetFunction " + RING_BROADCAST);
+  }
+
+  static final String RING_ALL_GATHER = "ddp4j_ringallgather_bytes";
+  static final String RING_BROADCAST = "ddp4j_ringbroadcast_bytes";
+
+  CUfunction ringBroadcast() {
+    return ringBroadcast;
+  }
+
+  static String ringReduceScatterName(DataType t, ReduceOp op) {
+    return name(AllReduceAlgorithm.RING, t, op).replace("ddp4j_ring_", "ddp4j_ringreducescatter_");
+  }
+
+  CUfunction ringReduceScatter(DataType t, ReduceOp op) {
+    return ringReduceScatter[t.ordinal()][op.ordinal()];
+  }
+
+  CUfunction ringAllGather() {
+    return ringAllGather;
   }
 
   static String name(AllReduceAlgorithm algo, DataType t, ReduceOp op) {

@@ -20,11 +20,19 @@ import jcuda.driver.JCudaDriver;
  * Queues one rank's all-reduce kernels (two or more ranks): the IPC scratch, the loaded kernels,
  * the kernels' parameter block and the launch sequence number that every rank counts alike. A
  * message larger than a scratch slot runs as several launches; the chooser picks each launch's
- * kernel and shape. Not thread safe: its process group calls it one collective at a time.
+ * kernel and shape. In a group routed around pairs without peer access ({@link
+ * PeerRouting.Mode#RING}) every launch is the ring kernel, and only the ring successor's scratch is
+ * mapped. Not thread safe: its process group calls it one collective at a time.
  */
 final class AllReduceLauncher implements AutoCloseable {
 
-  private static final int PARAM_WORDS = 18;
+  private static final int PARAM_WORDS = 21;
+
+  /**
+   * A ring launch's regions overrun the receive area by up to 32 bytes of chunk rounding unless it
+   * leaves this much of a slot free (ddp4j_allreduce.cu, ring).
+   */
+  static final long RING_SLOT_SLACK_BYTES = 64;
 
   private final int rank;
   private final int size;
@@ -32,6 +40,12 @@ final class AllReduceLauncher implements AutoCloseable {
   private final PeerScratch scratch;
   private final AllReduceKernels kernels;
   private final AllReduceChooser chooser;
+
+  /** The ring kernel's order, packed for its Params (PeerRing.pack). */
+  private final long ringPacked;
+
+  /** Every launch runs the ring: pairs off the ring have no peer access (nor mapped scratch). */
+  private final boolean ringOnly;
 
   /** The kernels' Params struct as 64-bit words in native order, read by the driver per launch. */
   private final ByteBuffer params =
@@ -61,18 +75,26 @@ final class AllReduceLauncher implements AutoCloseable {
       Duration timeout,
       PeerScratch scratch,
       AllReduceKernels kernels,
-      AllReduceChooser chooser) {
+      AllReduceChooser chooser,
+      int[] ring,
+      boolean ringOnly) {
     this.rank = rank;
     this.size = size;
     this.timeoutNs = timeout.toNanos();
     this.scratch = scratch;
     this.kernels = kernels;
     this.chooser = chooser;
+    this.ringPacked = PeerRing.pack(ring);
+    this.ringOnly = ringOnly;
   }
 
   /**
    * Exchanges the scratch with every rank (collective, see {@link PeerScratch#exchange}) and loads
    * the kernels into the current context.
+   *
+   * @param ring the rank order the ring kernel follows; with {@code ringOnly} every launch runs the
+   *     ring and only the successor's scratch is opened, else the ring is one algorithm among the
+   *     others and every peer's scratch is opened
    */
   static AllReduceLauncher open(
       int rank,
@@ -82,12 +104,26 @@ final class AllReduceLauncher implements AutoCloseable {
       String prefix,
       Duration timeout,
       AllReduceChooser chooser,
-      long scratchBudgetBytes) {
+      long scratchBudgetBytes,
+      int[] ring,
+      boolean ringOnly) {
+    boolean[] mapped = new boolean[size];
+    int next = PeerRing.next(ring, rank);
+    for (int r = 0; r < size; r++) {
+      mapped[r] = r != rank && (!ringOnly || r == next);
+    }
     PeerScratch scratch =
         PeerScratch.exchange(
-            ScratchLayout.within(size, scratchBudgetBytes), rank, device, store, prefix, timeout);
+            ScratchLayout.within(size, scratchBudgetBytes),
+            rank,
+            device,
+            store,
+            prefix,
+            timeout,
+            mapped);
     AllReduceLauncher l =
-        new AllReduceLauncher(rank, size, timeout, scratch, new AllReduceKernels(), chooser);
+        new AllReduceLauncher(
+            rank, size, timeout, scratch, new AllReduceKernels(), chooser, ring, ringOnly);
     Cu.check(
         JCudaDriver.cuStreamCreate(l.copyStream, CUstream_flags.CU_STREAM_NON_BLOCKING),
         "cuStreamCreate");
@@ -104,7 +140,21 @@ final class AllReduceLauncher implements AutoCloseable {
 
   /** The most bytes one launch reduces. */
   long maxLaunchBytes() {
-    return scratch.layout().slotBytes();
+    return scratch.layout().slotBytes() - (ringOnly ? RING_SLOT_SLACK_BYTES : 0);
+  }
+
+  /** The ring order as {@code 0-2-1-3}. */
+  String ringOrder() {
+    StringBuilder b = new StringBuilder();
+    for (int k = 0; k < size; k++) {
+      b.append(k == 0 ? "" : "-").append((ringPacked >> (4 * k)) & 15);
+    }
+    return b.toString();
+  }
+
+  /** Every launch runs the ring kernel (pairs off the ring lack peer access). */
+  boolean ringOnly() {
+    return ringOnly;
   }
 
   /** The scratch every launch of this group uses, all-reduce or not. */
@@ -125,10 +175,18 @@ final class AllReduceLauncher implements AutoCloseable {
   void reduce(DeviceBuffer in, DeviceBuffer out, ReduceOp op, CUstream stream) {
     DataType t = in.dataType();
     long count = in.count();
-    long pieceElems = scratch.layout().slotBytes() / t.sizeBytes();
-    for (long done = 0; done < count; done += pieceElems) {
-      long n = Math.min(pieceElems, count - done);
-      AllReduceTuning tuning = chooser.choose(t.bytesFor(n), size, t);
+    long slotElems = scratch.layout().slotBytes() / t.sizeBytes();
+    long ringElems = (scratch.layout().slotBytes() - RING_SLOT_SLACK_BYTES) / t.sizeBytes();
+    for (long done = 0, n; done < count; done += n) {
+      n = Math.min(slotElems, count - done);
+      AllReduceTuning tuning =
+          ringOnly
+              ? chooser.chooseRing(t.bytesFor(n), size, t)
+              : chooser.choose(t.bytesFor(n), size, t);
+      if (tuning.algorithm() == AllReduceAlgorithm.RING) {
+        n = Math.min(n, ringElems);
+        tuning = tuning.fitRingFlags(t.bytesFor(n), size);
+      }
       long seq = nextSeq();
       if (tuning.algorithm() == AllReduceAlgorithm.COPY_ENGINE) {
         queueCopies(seq, tuning, in, done, n, stream);
@@ -210,8 +268,105 @@ final class AllReduceLauncher implements AutoCloseable {
       long count,
       CUstream stream) {
     long offsetBytes = in.dataType().bytesFor(offset);
-    params.putLong(0, in.devicePointer() + offsetBytes);
-    params.putLong(8, out.devicePointer() + offsetBytes);
+    launch(
+        seq,
+        tuning,
+        f,
+        in.devicePointer() + offsetBytes,
+        out.devicePointer() + offsetBytes,
+        count,
+        0,
+        0,
+        stream);
+  }
+
+  /**
+   * Reduces {@code in} (size blocks of {@code out.count()} elements) into {@code out}, this rank's
+   * block, with the ring kernel: each rank pushes only to its ring successor. {@code out} is
+   * disjoint from {@code in} or exactly block rank of it.
+   */
+  void ringReduceScatter(DeviceBuffer in, DeviceBuffer out, ReduceOp op, CUstream stream) {
+    DataType t = out.dataType();
+    long block = out.count();
+    long pieceElems = (scratch.layout().slotBytes() - RING_SLOT_SLACK_BYTES) / t.sizeBytes();
+    for (long done = 0; done < block; done += pieceElems) {
+      long n = Math.min(pieceElems, block - done);
+      long at = t.bytesFor(done);
+      AllReduceTuning tuning =
+          chooser
+              .chooseRing(t.bytesFor(n) * size, size, t)
+              .fitRingFlags(t.bytesFor(n) * size, size);
+      launch(
+          nextSeq(),
+          tuning,
+          kernels.ringReduceScatter(t, op),
+          in.devicePointer() + at,
+          out.devicePointer() + at,
+          n,
+          block,
+          0,
+          stream);
+    }
+  }
+
+  /**
+   * Gathers every rank's {@code partBytes} at {@code in} into {@code out} (size parts) with the
+   * ring kernel; {@code in} is disjoint from {@code out} or exactly part rank of it.
+   */
+  void ringAllGather(long in, long out, long partBytes, CUstream stream) {
+    long pieceBytes = scratch.layout().slotBytes() - RING_SLOT_SLACK_BYTES;
+    for (long done = 0; done < partBytes; done += pieceBytes) {
+      long n = Math.min(pieceBytes, partBytes - done);
+      AllReduceTuning tuning =
+          chooser.chooseRing(n * size, size, DataType.UINT8).fitRingFlags(n * size, size);
+      launch(
+          nextSeq(),
+          tuning,
+          kernels.ringAllGather(),
+          in + done,
+          out + done,
+          n,
+          partBytes,
+          0,
+          stream);
+    }
+  }
+
+  /**
+   * Copies rank {@code root}'s {@code bytes} at {@code buffer} into every other rank's along the
+   * ring (a chain from the root, each rank pushing to its successor).
+   */
+  void ringBroadcast(long buffer, long bytes, int root, CUstream stream) {
+    long pieceBytes = scratch.layout().slotBytes() - RING_SLOT_SLACK_BYTES;
+    for (long done = 0; done < bytes; done += pieceBytes) {
+      long n = Math.min(pieceBytes, bytes - done);
+      AllReduceTuning tuning =
+          chooser.chooseRing(n * size, size, DataType.UINT8).fitRingFlags(n * size, size);
+      launch(
+          nextSeq(),
+          tuning,
+          kernels.ringBroadcast(),
+          buffer + done,
+          buffer + done,
+          n,
+          0,
+          root,
+          stream);
+    }
+  }
+
+  private void launch(
+      long seq,
+      AllReduceTuning tuning,
+      CUfunction f,
+      long inPointer,
+      long outPointer,
+      long count,
+      long strideElems,
+      int root,
+      CUstream stream) {
+    params.putLong(0, inPointer);
+    params.putLong(8, outPointer);
     params.putLong(16, count);
     params.putLong(24, seq);
     params.putLong(32, rank);
@@ -220,8 +375,11 @@ final class AllReduceLauncher implements AutoCloseable {
     params.putLong(56, tuning.stepBytes());
     params.putLong(64, tuning.blocks());
     params.putLong(72, timeoutNs);
+    params.putLong(80, ringPacked);
+    params.putLong(88, strideElems);
+    params.putLong(96, root);
     for (int r = 0; r < size; r++) {
-      params.putLong(80 + 8 * r, scratch.base(r));
+      params.putLong(104 + 8 * r, scratch.base(r));
     }
     int rc =
         directLaunch

@@ -2,7 +2,7 @@ package dev.ddp4j.collectives.cuda;
 
 /**
  * How one kernel launch runs: which algorithm, how many blocks (one-shot: pusher blocks, the grid
- * is twice that; two-shot: the grid) and the one-shot pipeline step per block.
+ * is twice that; two-shot and ring: the grid) and the pipeline step per block (one-shot, ring).
  */
 public record AllReduceTuning(AllReduceAlgorithm algorithm, int blocks, long stepBytes) {
 
@@ -24,5 +24,17 @@ public record AllReduceTuning(AllReduceAlgorithm algorithm, int blocks, long ste
   /** The grid size of the launch. */
   int gridBlocks() {
     return algorithm == AllReduceAlgorithm.ONESHOT ? 2 * blocks : blocks;
+  }
+
+  /**
+   * This tuning with a step large enough that a ring launch of {@code bytes} on {@code ranks} ranks
+   * counts its 2(n-1) x pieces steps within the flags' 16 bits (a forced small step on a large
+   * launch would wrap them); unchanged where it already does.
+   */
+  AllReduceTuning fitRingFlags(long bytes, int ranks) {
+    long slicePerBlock = (bytes / ranks + 16) / blocks + 16;
+    long maxPieces = ScratchLayout.MAX_STEPS / (2L * (ranks - 1));
+    long minStep = ((slicePerBlock / maxPieces) / 16 + 1) * 16;
+    return stepBytes >= minStep ? this : new AllReduceTuning(algorithm, blocks, minStep);
   }
 }

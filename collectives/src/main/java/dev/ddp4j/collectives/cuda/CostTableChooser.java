@@ -7,9 +7,10 @@ import dev.ddp4j.DataType;
  * latency + linkBytes / bandwidth}, with one-shot moving {@code (n-1) * S} bytes over each GPU's
  * links in one hop, two-shot {@code 2 (n-1)/n * S} in two, the copy-engine one-shot {@code (n-1) *
  * S} at the copy engines' bandwidth after a larger fixed cost, and LL {@code 2 (n-1) * S} (data and
- * flags) in one hop without a fence, up to 256 KiB. The constants are calibrated from the 2 x H200
- * measurements in {@code bench/cuda-allreduce-h200.md}. On 2 ranks both move {@code S} bytes, so
- * one-shot always wins there.
+ * flags) in one hop without a fence, up to 256 KiB, and the ring {@code 2 (n-1)/n * S} in {@code 2
+ * (n-1)} hops (so never below two-shot where every pair has peer access). The constants are
+ * calibrated from the 2 x H200 measurements in {@code bench/cuda-allreduce-h200.md}. On 2 ranks
+ * both move {@code S} bytes, so one-shot always wins there.
  */
 public final class CostTableChooser implements AllReduceChooser {
 
@@ -56,6 +57,15 @@ public final class CostTableChooser implements AllReduceChooser {
    */
   static final long COPY_ENGINE_CHUNK_BYTES = 16 << 20;
 
+  /**
+   * Ring: one step's hop (flag wait, fence, flag write) on top of its data; to be calibrated from
+   * the 2 x H200 runs of DDP4J_ALGO=ring (bench/cuda-allreduce-h200.md).
+   */
+  static final double RING_STEP_LATENCY_NS = 3_000;
+
+  /** Ring bandwidth per GPU link: each step pushes to one peer only. */
+  static final double RING_BYTES_PER_NS = 330;
+
   private final AllReduceAlgorithm forced;
   private final int maxBlocks;
 
@@ -88,10 +98,23 @@ public final class CostTableChooser implements AllReduceChooser {
       }
       algo = AllReduceAlgorithm.ONESHOT; // LL takes at most LL_MAX_BYTES a launch
     }
+    return shape(algo, bytes, ranks, maxBlocks);
+  }
+
+  @Override
+  public AllReduceTuning chooseRing(long bytes, int ranks, DataType dataType) {
+    return shape(AllReduceAlgorithm.RING, bytes, ranks, maxBlocks);
+  }
+
+  /** The launch shape of {@code algo} (not LL) for {@code bytes}: blocks by bytes per rank. */
+  static AllReduceTuning shape(AllReduceAlgorithm algo, long bytes, int ranks, int maxBlocks) {
     if (algo == AllReduceAlgorithm.COPY_ENGINE) {
       return new AllReduceTuning(algo, maxBlocks, COPY_ENGINE_CHUNK_BYTES);
     }
-    long perRank = algo == AllReduceAlgorithm.TWOSHOT ? (bytes + ranks - 1) / ranks : bytes;
+    long perRank =
+        algo == AllReduceAlgorithm.TWOSHOT || algo == AllReduceAlgorithm.RING
+            ? (bytes + ranks - 1) / ranks
+            : bytes;
     int blocks =
         (int) Math.max(1, Math.min(maxBlocks, (perRank + BYTES_PER_BLOCK - 1) / BYTES_PER_BLOCK));
     return new AllReduceTuning(algo, blocks, STEP_BYTES);
@@ -108,6 +131,7 @@ public final class CostTableChooser implements AllReduceChooser {
           bytes > ScratchLayout.LL_MAX_BYTES
               ? Double.POSITIVE_INFINITY
               : LL_LATENCY_NS + 2 * (n - 1) * bytes / LINK_BYTES_PER_NS;
+      case RING -> 2 * (n - 1) * RING_STEP_LATENCY_NS + 2 * (n - 1) / n * bytes / RING_BYTES_PER_NS;
     };
   }
 

@@ -39,8 +39,10 @@ import jcuda.driver.JCudaDriver;
  * CollectiveLauncher} over the same scratch.
  *
  * <p>Where some pair of ranks has no peer path ({@link PeerRouting}: {@code DDP4J_P2P_DISABLE},
- * {@code DDP4J_P2P_DISABLE_PAIRS}, the driver's answer, other hosts), the whole group runs
- * host-staged instead ({@link StagedPath}), with the same stream and Work contract.
+ * {@code DDP4J_P2P_DISABLE_PAIRS}, the driver's answer, other hosts) but a ring through peer pairs
+ * exists on one host, every collective runs a ring kernel around the missing pairs, each rank
+ * writing only into its ring successor; where no such ring exists the whole group runs host-staged
+ * ({@link StagedPath}), with the same stream and Work contract.
  */
 public final class CudaProcessGroup implements ProcessGroup {
 
@@ -56,14 +58,26 @@ public final class CudaProcessGroup implements ProcessGroup {
   private final CUcontext context;
   private final String prefix;
 
-  /** Null on a group of one rank, which needs no scratch and no kernels, and on a staged group. */
+  /**
+   * Null on a group of one rank, which needs no scratch and no kernels, and on a wholly staged
+   * group; ring-only on a ring-routed one.
+   */
   private final AllReduceLauncher launcher;
 
-  /** Non-null where some pair of GPUs has no peer path: every collective goes through the host. */
+  /**
+   * Non-null where some pair of GPUs has no peer path and no ring avoids it: every collective goes
+   * through the host.
+   */
   private final StagedPath staged;
 
-  /** reduceScatter, allGather and broadcast; null where {@link #launcher} is. */
+  /** reduceScatter, allGather and broadcast over IPC; only where every pair has a peer path. */
   private final CollectiveLauncher collectives;
+
+  /**
+   * reduceScatter, allGather and broadcast run the ring kernels of {@link #launcher}: in a
+   * ring-routed group, or where {@code DDP4J_ALGO=ring} forces them.
+   */
+  private final boolean ringCollectives;
 
   private final EventPool events = new EventPool();
   private final ArrayDeque<CudaWork> inflight = new ArrayDeque<>();
@@ -90,7 +104,8 @@ public final class CudaProcessGroup implements ProcessGroup {
     Cu.check(JCudaDriver.cuInit(0), "cuInit");
     int[] count = new int[1];
     Cu.check(JCudaDriver.cuDeviceGetCount(count), "cuDeviceGetCount");
-    if (worker.localRank() >= count[0]) {
+    boolean shareGpus = CudaSettings.shareGpus();
+    if (worker.localRank() >= count[0] && !shareGpus) {
       throw new DdpException(
           "rank "
               + rank
@@ -102,7 +117,11 @@ public final class CudaProcessGroup implements ProcessGroup {
               + count[0]
               + " workers per node, or check CUDA_VISIBLE_DEVICES)");
     }
-    this.deviceIndex = worker.localRank();
+    // DDP4J_CUDA_SHARE_GPUS=1 (tests on machines with fewer GPUs than ranks): ranks share GPUs
+    // round robin; the routing still sees one logical GPU per local rank, so that
+    // DDP4J_P2P_DISABLE_PAIRS names local ranks and a ring around them runs on one GPU.
+    this.deviceIndex = shareGpus ? worker.localRank() % count[0] : worker.localRank();
+    int logicalGpu = worker.localRank();
     this.device = new CUdevice();
     Cu.check(JCudaDriver.cuDeviceGet(device, deviceIndex), "cuDeviceGet " + deviceIndex);
     this.context = new CUcontext();
@@ -127,7 +146,7 @@ public final class CudaProcessGroup implements ProcessGroup {
             ? PeerDirectory.exchange(
                 rank,
                 size,
-                deviceIndex,
+                logicalGpu,
                 device,
                 store,
                 prefix,
@@ -135,21 +154,34 @@ public final class CudaProcessGroup implements ProcessGroup {
                 access,
                 access.describe() + " " + CudaSettings.describeStaging())
             : null;
+    PeerRouting.Mode mode = routing == null ? PeerRouting.Mode.DIRECT : routing.mode();
     this.staged =
-        routing != null && routing.staged()
+        mode == PeerRouting.Mode.STAGED
             ? StagedPath.open(
                 worker, store, timeout, "cuda" + groupNumber + "-staged", context, events)
             : null;
     this.launcher =
-        size > 1 && staged == null
+        size > 1 && mode != PeerRouting.Mode.STAGED
             ? AllReduceLauncher.open(
-                rank, size, device, store, prefix, timeout, choose, scratchBudgetBytes)
+                rank,
+                size,
+                device,
+                store,
+                prefix,
+                timeout,
+                choose,
+                scratchBudgetBytes,
+                mode == PeerRouting.Mode.RING ? routing.ring() : PeerRing.natural(size),
+                mode == PeerRouting.Mode.RING)
             : null;
     if (routing != null) {
       RouteLog.log(routing, rank);
     }
-    this.collectives =
+    this.ringCollectives =
         launcher != null
+            && (launcher.ringOnly() || CudaSettings.algorithm() == AllReduceAlgorithm.RING);
+    this.collectives =
+        launcher != null && !launcher.ringOnly()
             ? new CollectiveLauncher(
                 rank,
                 size,
@@ -166,7 +198,7 @@ public final class CudaProcessGroup implements ProcessGroup {
                 size,
                 deviceIndex,
                 extraDeviceMemoryBytes() >> 20,
-                staged != null ? staged : launcher));
+                launcher != null ? launcher : staged));
   }
 
   /**
@@ -224,6 +256,18 @@ public final class CudaProcessGroup implements ProcessGroup {
     return new long[] {(t1 - t0) / calls, launch[0], launch[1]};
   }
 
+  /**
+   * How allReduce runs in this group: {@code direct} (every pair has a peer path), {@code ring
+   * 0-2-1-3} (around pairs without one; the other collectives too), {@code staged}, or {@code
+   * local} on one rank.
+   */
+  public String allReduceRoute() {
+    if (launcher == null) {
+      return size == 1 ? "local" : "staged";
+    }
+    return launcher.ringOnly() ? "ring " + launcher.ringOrder() : "direct";
+  }
+
   /** reduceScatter / allGather / broadcast launcher, for BulkPushExperiment; null on one rank. */
   CollectiveLauncher collectives() {
     return collectives;
@@ -270,7 +314,7 @@ public final class CudaProcessGroup implements ProcessGroup {
     DeviceBuffer in = deviceBuffer("allReduce", input);
     DeviceBuffer out = deviceBuffer("allReduce", output);
     CUstream stream = begin(in.stream());
-    if (staged != null) {
+    if (staged != null && launcher == null) {
       return staged.allReduce(in, out, op, stream);
     }
     reduce(in, out, op, stream);
@@ -285,7 +329,9 @@ public final class CudaProcessGroup implements ProcessGroup {
     if (staged != null) {
       return staged.broadcast(b, root, stream);
     }
-    if (collectives != null && b.count() > 0) {
+    if (ringCollectives && b.count() > 0) {
+      launcher.ringBroadcast(b.devicePointer(), b.sizeBytes(), root, stream);
+    } else if (collectives != null && b.count() > 0) {
       collectives.broadcast(b.devicePointer(), b.sizeBytes(), root, stream);
     }
     return finish(
@@ -295,7 +341,7 @@ public final class CudaProcessGroup implements ProcessGroup {
   @Override
   public Work allGather(TensorBuffer input, TensorBuffer output) {
     CollectiveChecks.gathered("allGather", input, output, size);
-    if (staged != null) {
+    if (staged != null && !ringCollectives) {
       DeviceBuffer part = deviceBuffer("allGather", input);
       DeviceBuffer whole = deviceBuffer("allGather", output);
       return staged.allGather(part, whole, begin(whole.stream()));
@@ -305,7 +351,9 @@ public final class CudaProcessGroup implements ProcessGroup {
     blockOrDisjoint("allGather", in, out);
     CUstream stream = begin(out.stream());
     if (in.count() > 0) {
-      if (collectives != null) {
+      if (ringCollectives) {
+        launcher.ringAllGather(in.devicePointer(), out.devicePointer(), in.sizeBytes(), stream);
+      } else if (collectives != null) {
         collectives.allGather(in.devicePointer(), out.devicePointer(), in.sizeBytes(), stream);
       } else {
         copy(in, out, stream);
@@ -316,7 +364,7 @@ public final class CudaProcessGroup implements ProcessGroup {
 
   @Override
   public Work reduceScatter(TensorBuffer input, TensorBuffer output, ReduceOp op) {
-    if (staged != null) {
+    if (staged != null && !ringCollectives) {
       CollectiveChecks.gathered("reduceScatter", output, input, size);
       DeviceBuffer whole = deviceBuffer("reduceScatter", input);
       DeviceBuffer part = deviceBuffer("reduceScatter", output);
@@ -328,7 +376,9 @@ public final class CudaProcessGroup implements ProcessGroup {
     blockOrDisjoint("reduceScatter", out, in);
     CUstream stream = begin(in.stream());
     if (out.count() > 0) {
-      if (collectives != null) {
+      if (ringCollectives) {
+        launcher.ringReduceScatter(in, out, op, stream);
+      } else if (collectives != null) {
         collectives.reduceScatter(in, out, op, stream);
       } else {
         copy(in, out, stream);
@@ -369,7 +419,7 @@ public final class CudaProcessGroup implements ProcessGroup {
   @Override
   public Work barrier() {
     CUstream stream = begin(Cu.handle(internalStream));
-    if (staged != null) {
+    if (staged != null && launcher == null) {
       return staged.barrier(stream);
     }
     DeviceBuffer word =

@@ -13,7 +13,9 @@ import java.util.Locale;
  * each peer the kernels write into; for a staged group the cpu backend's ring hops, {@code via
  * SHM/staged over PCI (...)} on one host and {@code via NET/Socket over NET (...)} between hosts. A
  * staged hop between GPUs that do have a direct path is also a WARN line naming the cause and the
- * fix. Plain data in, strings out: tested without a GPU.
+ * fix. A group routed around pairs without peer access ({@link PeerRouting.Mode#RING}) logs its
+ * ring ({@code Ring 00 : 0[0] -> 2[2] -> 1[1] -> 3[3] -> 0[0]}), this rank's hop on it, one {@code
+ * ring avoids 0-1: <why>} line per missing pair. Plain data in, strings out: tested without a GPU.
  */
 public final class CudaRouteLines {
 
@@ -38,6 +40,10 @@ public final class CudaRouteLines {
     List<String> warn = new ArrayList<>();
     int n = routing.size();
     if (n < 2) {
+      return new Lines(info, warn);
+    }
+    if (routing.mode() == PeerRouting.Mode.RING) {
+      ringLines(routing, rank, paths, info);
       return new Lines(info, warn);
     }
     if (!routing.staged()) {
@@ -67,6 +73,25 @@ public final class CudaRouteLines {
               fix(routing, hop)));
     }
     return new Lines(info, warn);
+  }
+
+  private static void ringLines(PeerRouting routing, int rank, Paths paths, List<String> info) {
+    int[] ring = routing.ring();
+    StringBuilder order = new StringBuilder("Ring 00 : ");
+    for (int k = 0; k <= ring.length; k++) {
+      RankPeer p = routing.peers().get(ring[k % ring.length]);
+      order
+          .append(k == 0 ? "" : " -> ")
+          .append(p.rank())
+          .append('[')
+          .append(p.device())
+          .append(']');
+    }
+    info.add(order + " (every collective)");
+    info.add(line(0, 1, routing, routing.pairwise(rank, PeerRing.next(ring, rank)), paths));
+    for (Hop missing : routing.missingPairs()) {
+      info.add("ring avoids " + missing.from() + "-" + missing.to() + ": " + missing.reason());
+    }
   }
 
   private static String line(int c, int channels, PeerRouting routing, Hop hop, Paths paths) {
@@ -124,8 +149,8 @@ public final class CudaRouteLines {
       return "unset " + r.substring(0, r.length() - 2) + " to use peer access";
     }
     if (r.startsWith("whole group staged")) {
-      return "this version stages the whole group when one pair lacks a peer path (routing around"
-          + " it is not built yet)";
+      return "no ring through peer pairs avoids that pair (allReduce needs one: with 3 or more GPUs"
+          + " on one host, each GPU needs peer access to at least two others)";
     }
     return "the driver refuses peer access between them (check IOMMU / ACS settings, or the"
         + " virtual machine's GPU passthrough)";

@@ -28,6 +28,23 @@ final class CudaSettings {
     return (int) positive("DDP4J_MAX_NCHANNELS", "NCCL_MAX_NCHANNELS", dflt);
   }
 
+  /**
+   * {@code DDP4J_CUDA_SHARE_GPUS=1}: ranks beyond the GPU count share GPUs round robin (device =
+   * LOCAL_RANK mod GPUs), through CUDA IPC within one GPU, so that multi-rank routes and kernels
+   * can be tested on a machine with fewer GPUs than ranks; timings then mean nothing. Default 0.
+   */
+  static boolean shareGpus() {
+    String v = System.getenv("DDP4J_CUDA_SHARE_GPUS");
+    if (v == null || v.isBlank() || v.trim().equals("0")) {
+      return false;
+    }
+    if (v.trim().equals("1")) {
+      return true;
+    }
+    throw new ConfigException(
+        "DDP4J_CUDA_SHARE_GPUS=" + v + " (expected: 1 to let ranks share GPUs, or 0)");
+  }
+
   /** {@code DDP4J_CUDA_SCRATCH_MIB}: device memory for the IPC scratch per GPU, default 240. */
   static long scratchBudgetBytes() {
     return positive("DDP4J_CUDA_SCRATCH_MIB", null, DEFAULT_SCRATCH_MIB) << 20;

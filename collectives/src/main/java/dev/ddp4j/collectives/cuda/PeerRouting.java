@@ -6,10 +6,26 @@ import java.util.List;
  * How each pair of ranks of a cuda group reaches the other, decided the same way on every rank from
  * what every rank published ({@link PeerDirectory}): CUDA IPC peer memory where both GPUs share a
  * host and peer access is allowed, else host staging (shared memory on one host, sockets between
- * hosts). If any pair lacks a peer path, this first version stages the whole group: every pair then
- * goes through host memory, and {@link #effective} says so with the pair that caused it.
+ * hosts). The group as a whole then runs in one {@link Mode}: every pair has a peer path ({@link
+ * Mode#DIRECT}); some pairs lack one but a ring through peer pairs exists on one host ({@link
+ * Mode#RING}: every collective runs a ring kernel over IPC); or no such ring exists and the whole
+ * group is staged ({@link Mode#STAGED}, and {@link #effective} says so with the pair that caused
+ * it).
  */
 public final class PeerRouting {
+
+  /** How the group as a whole runs. */
+  public enum Mode {
+    /** Every pair has a peer path: every kernel over IPC. */
+    DIRECT,
+    /**
+     * Some pairs lack a peer path, but {@link #ring()} goes through peer pairs only: every
+     * collective runs a ring kernel over IPC (each rank opens only its successor's scratch).
+     */
+    RING,
+    /** No ring through peer pairs (or other hosts): everything through host memory. */
+    STAGED
+  }
 
   /** How data crosses one hop. */
   public enum Transport {
@@ -30,11 +46,18 @@ public final class PeerRouting {
   private final List<RankPeer> peers;
   private final Hop[][] pairwise;
   private final Hop firstStaged;
+  private final int[] ring;
 
-  private PeerRouting(List<RankPeer> peers, Hop[][] pairwise, Hop firstStaged) {
+  /** A ring around the missing pairs was looked for (one host, 3 or more ranks, not all off). */
+  private final boolean ringSearched;
+
+  private PeerRouting(
+      List<RankPeer> peers, Hop[][] pairwise, Hop firstStaged, int[] ring, boolean ringSearched) {
     this.peers = peers;
     this.pairwise = pairwise;
     this.firstStaged = firstStaged;
+    this.ring = ring;
+    this.ringSearched = ringSearched;
   }
 
   /**
@@ -87,17 +110,63 @@ public final class PeerRouting {
         }
       }
     }
-    return new PeerRouting(List.copyOf(peers), hops, first);
+    int[] ring = null;
+    boolean searched = first != null && !settings.allDisabled() && oneHost(peers) && n >= 3;
+    if (searched) {
+      boolean[][] peer = new boolean[n][n];
+      for (int i = 0; i < n; i++) {
+        for (int j = 0; j < n; j++) {
+          peer[i][j] = i != j && hops[i][j].transport() == Transport.P2P_IPC;
+        }
+      }
+      ring = PeerRing.find(peer);
+    }
+    return new PeerRouting(List.copyOf(peers), hops, first, ring, searched);
   }
 
-  /** True when the group runs host-staged (some pair has no peer path). */
+  private static boolean oneHost(List<RankPeer> peers) {
+    return peers.stream().map(RankPeer::host).distinct().count() == 1;
+  }
+
+  /** How the group runs as a whole. */
+  public Mode mode() {
+    return firstStaged == null ? Mode.DIRECT : ring != null ? Mode.RING : Mode.STAGED;
+  }
+
+  /**
+   * True when the group runs wholly host-staged (some pair has no peer path and no ring avoids it).
+   */
   public boolean staged() {
-    return firstStaged != null;
+    return mode() == Mode.STAGED;
   }
 
-  /** The pair that made the group staged, or null. */
+  /** A pair without a peer path (the first in rank order), or null when every pair has one. */
   public Hop firstStaged() {
     return firstStaged;
+  }
+
+  /**
+   * In {@link Mode#RING}, the ring all-reduce's rank order (starting at rank 0) through peer pairs
+   * only; null in the other modes.
+   */
+  public int[] ring() {
+    return ring == null ? null : ring.clone();
+  }
+
+  /**
+   * The pairs (a < b) without a peer path, each with why, in rank order: what a {@link Mode#RING}
+   * ring avoids.
+   */
+  public List<Hop> missingPairs() {
+    List<Hop> out = new java.util.ArrayList<>();
+    for (int i = 0; i < size(); i++) {
+      for (int j = i + 1; j < size(); j++) {
+        if (pairwise[i][j].transport() != Transport.P2P_IPC) {
+          out.add(pairwise[i][j]);
+        }
+      }
+    }
+    return out;
   }
 
   /** How the pair could go on its own. */
@@ -105,7 +174,10 @@ public final class PeerRouting {
     return pairwise[from][to];
   }
 
-  /** How the pair goes in this group: staged as a whole group when any pair is. */
+  /**
+   * How the pair goes in this group: staged as a whole group when some pair has no peer path and no
+   * ring avoids it.
+   */
   public Hop effective(int from, int to) {
     Hop h = pairwise[from][to];
     if (staged() && h.transport() == Transport.P2P_IPC) {
@@ -120,7 +192,8 @@ public final class PeerRouting {
               + f.to()
               + " have no peer path ("
               + f.reason()
-              + ")");
+              + ")"
+              + (ringSearched ? " and no ring through peer pairs avoids them" : ""));
     }
     return h;
   }

@@ -52,9 +52,11 @@ final class PeerScratch implements AutoCloseable {
   }
 
   /**
-   * Allocates this rank's scratch (zeroed, so every flag starts at 0), publishes it and opens every
-   * peer's. Collective: returns once every rank published, or fails after {@code timeout} naming
-   * the ranks whose handles never came. Needs this device's context current.
+   * Allocates this rank's scratch (zeroed, so every flag starts at 0), publishes it and opens the
+   * scratch of every peer {@code mapped} names (a ring-routed group opens only the ring
+   * successor's: the pairs off the ring have no peer access); the others' bases stay 0. Collective:
+   * returns once those peers published, or fails after {@code timeout} naming the one whose handle
+   * never came. Needs this device's context current.
    */
   static PeerScratch exchange(
       ScratchLayout layout,
@@ -62,7 +64,8 @@ final class PeerScratch implements AutoCloseable {
       CUdevice device,
       Store store,
       String prefix,
-      Duration timeout) {
+      Duration timeout,
+      boolean[] mapped) {
     CUdeviceptr own = new CUdeviceptr();
     Cu.check(
         JCudaDriver.cuMemAlloc(own, layout.totalBytes()),
@@ -86,7 +89,7 @@ final class PeerScratch implements AutoCloseable {
       bases[rank] = Cu.address(own);
       scratch = new PeerScratch(layout, rank, own, bases);
       for (int peer = 0; peer < layout.ranks(); peer++) {
-        if (peer != rank) {
+        if (peer != rank && mapped[peer]) {
           scratch.open(
               peer, store.get(prefix + "/scratch/" + peer, timeout), device, bus[0].trim());
         }
@@ -136,8 +139,9 @@ final class PeerScratch implements AutoCloseable {
                 + peer
                 + "'s GPU "
                 + peerBus
-                + " as a peer (cuDeviceCanAccessPeer = 0); the cuda backend needs peer access"
-                + " (NVLink or PCIe P2P) between every pair of GPUs; use the cpu backend here",
+                + " as a peer (cuDeviceCanAccessPeer = 0) though the routing expected it to; list"
+                + " the pair's device ordinals in DDP4J_P2P_DISABLE_PAIRS (e.g. 0-1) to route"
+                + " around it, or set DDP4J_P2P_DISABLE=1 to stage every pair through host memory",
             0);
       }
     }

@@ -20,7 +20,9 @@ package dev.ddp4j.collectives.cuda;
  *
  * A rank writes into a half again only two calls later, when every peer has provably finished
  * reading it (the .cu file says why), so flags are never reset and no end-of-call barrier is
- * needed.
+ * needed. The ring kernels use a whole half as one receive area of (n-1) x slotBytes, written only
+ * by the rank's ring predecessor (a ring launch takes at most slotBytes - 64 bytes, so its 2(n-1)
+ * regions of a chunk each fit).
  *
  * @param ranks ranks in the group, at least 2 (one rank needs no scratch)
  * @param slotBytes bytes of one sender slot: the largest piece one kernel launch reduces

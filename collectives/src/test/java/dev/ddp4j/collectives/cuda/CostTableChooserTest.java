@@ -89,9 +89,9 @@ class CostTableChooserTest {
   @Test
   void shouldNameTheAcceptedAlgorithmsWhenDdp4jAlgoIsUnknown() {
     assertThat(AllReduceAlgorithm.parse("OneShot")).isEqualTo(AllReduceAlgorithm.ONESHOT);
-    assertThatThrownBy(() -> AllReduceAlgorithm.parse("ring"))
-        .hasMessageContaining("DDP4J_ALGO='ring'")
-        .hasMessageContaining("oneshot, twoshot, copyengine");
+    assertThatThrownBy(() -> AllReduceAlgorithm.parse("tree"))
+        .hasMessageContaining("DDP4J_ALGO='tree'")
+        .hasMessageContaining("oneshot, twoshot, copyengine, ring");
   }
 
   @Test
@@ -102,5 +102,61 @@ class CostTableChooserTest {
     assertThat(l.totalBytes()).isGreaterThan(2 * l.slotBytes() + 2 * ScratchLayout.LL_SLOT_BYTES);
     assertThat(ScratchLayout.within(8, 240L << 20).totalBytes()).isLessThanOrEqualTo(240L << 20);
     assertThatThrownBy(() -> new ScratchLayout(9, 1 << 20)).hasMessageContaining("ranks : 9");
+  }
+
+  @Test
+  void shouldNotPickTheRingOnItsOwnWhereEveryPairHasPeerAccess() {
+    for (int ranks : new int[] {2, 4, 8}) {
+      for (long b = 8; b <= 1L << 30; b *= 4) {
+        assertThat(auto.choose(b, ranks, DataType.FLOAT32).algorithm())
+            .as("%d bytes on %d ranks", b, ranks)
+            .isNotEqualTo(AllReduceAlgorithm.RING);
+      }
+    }
+  }
+
+  @Test
+  void shouldPredictTheRingAsTwoNMinusOneStepsOfTwoNMinusOneOverNOfTheBytes() {
+    long bytes = 256L << 20;
+    double expected =
+        6 * CostTableChooser.RING_STEP_LATENCY_NS
+            + 1.5 * bytes / CostTableChooser.RING_BYTES_PER_NS;
+    assertThat(CostTableChooser.predictNs(AllReduceAlgorithm.RING, bytes, 4))
+        .isCloseTo(expected, org.assertj.core.data.Offset.offset(1.0));
+    assertThat(CostTableChooser.predictNs(AllReduceAlgorithm.RING, 8, 8))
+        .isGreaterThan(CostTableChooser.predictNs(AllReduceAlgorithm.TWOSHOT, 8, 8));
+  }
+
+  @Test
+  void shouldShapeRingLaunchesByTheBytesPerRankForcedOrRequired() {
+    AllReduceTuning forced =
+        new CostTableChooser(AllReduceAlgorithm.RING, 64).choose(8L << 20, 4, DataType.FLOAT32);
+    assertThat(forced.algorithm()).isEqualTo(AllReduceAlgorithm.RING);
+    assertThat(forced.blocks()).isEqualTo(64); // 2 MiB per rank / 32 KiB per block
+    assertThat(forced.gridBlocks()).isEqualTo(64);
+    assertThat(forced.stepBytes()).isEqualTo(CostTableChooser.STEP_BYTES);
+    assertThat(auto.chooseRing(8, 4, DataType.FLOAT32).algorithm())
+        .isEqualTo(AllReduceAlgorithm.RING);
+    assertThat(auto.chooseRing(8, 4, DataType.FLOAT32).blocks()).isEqualTo(1);
+    // A chooser that knows nothing of rings still gets a ring shape where the group needs one.
+    AllReduceChooser oneshotOnly =
+        (b, r, t) -> new AllReduceTuning(AllReduceAlgorithm.ONESHOT, 8, 16 << 10);
+    assertThat(oneshotOnly.chooseRing(1 << 20, 4, DataType.BFLOAT16).algorithm())
+        .isEqualTo(AllReduceAlgorithm.RING);
+    assertThat(AllReduceAlgorithm.parse("RING")).isEqualTo(AllReduceAlgorithm.RING);
+  }
+
+  @Test
+  void shouldWidenARingStepThatWouldWrapTheSixteenBitStepCount() {
+    // 8 ranks, one block, 240 MiB, 16-byte steps: 14 x (30 MiB / 16 B) steps would wrap 0xffff.
+    long bytes = 240L << 20;
+    AllReduceTuning tiny = new AllReduceTuning(AllReduceAlgorithm.RING, 1, 16);
+    AllReduceTuning fitted = tiny.fitRingFlags(bytes, 8);
+    long pieces = (bytes / 8 + fitted.stepBytes() - 1) / fitted.stepBytes();
+    assertThat(2 * 7 * pieces).isLessThanOrEqualTo(ScratchLayout.MAX_STEPS);
+    assertThat(fitted.stepBytes() % 16).isZero();
+    AllReduceTuning usual =
+        new CostTableChooser(AllReduceAlgorithm.RING, 64).choose(bytes, 8, null);
+    assertThat(usual.fitRingFlags(bytes, 8)).isSameAs(usual);
   }
 }

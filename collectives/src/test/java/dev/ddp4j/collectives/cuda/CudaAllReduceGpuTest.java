@@ -53,7 +53,8 @@ class CudaAllReduceGpuTest {
         .contains("allReduce twoshot")
         .contains("allReduce oneshot")
         .contains("allReduce copyengine")
-        .contains("allReduce ll");
+        .contains("allReduce ll")
+        .contains("allReduce ring");
     assertThat(r.allPassed()).isTrue();
   }
 

@@ -61,14 +61,39 @@ class CudaRouteLinesTest {
         PeerRouting.decide(
             PeerRoutingTest.oneHost(4),
             PeerRoutingTest.all(4, 1),
-            PeerRoutingTest.env("DDP4J_P2P_DISABLE_PAIRS", "2-3"));
+            PeerRoutingTest.env("DDP4J_P2P_DISABLE_PAIRS", "2-3,0-3"));
     CudaRouteLines.Lines lines = CudaRouteLines.ofRank(r, 0, 1, NV18);
     assertThat(lines.info())
         .containsExactly(
             "Channel 00/01 : 0[0] -> 1[1] via SHM/staged over PCI (device <-> pinned host memory;"
-                + " whole group staged since ranks 2 and 3 have no peer path"
-                + " (DDP4J_P2P_DISABLE_PAIRS lists 2-3))");
-    assertThat(lines.warn()).singleElement().asString().contains("routing around it is not built");
+                + " whole group staged since ranks 0 and 3 have no peer path"
+                + " (DDP4J_P2P_DISABLE_PAIRS lists 0-3) and no ring through peer pairs avoids"
+                + " them)");
+    assertThat(lines.warn())
+        .singleElement()
+        .asString()
+        .contains("no ring through peer pairs avoids that pair")
+        .contains("each GPU needs peer access to at least two others");
+  }
+
+  @Test
+  void shouldLogTheRingItsIpcHopAndTheAvoidedPairWhenRoutedAroundIt() {
+    PeerRouting r =
+        PeerRouting.decide(
+            PeerRoutingTest.oneHost(4),
+            PeerRoutingTest.all(4, 1),
+            PeerRoutingTest.env("DDP4J_P2P_DISABLE_PAIRS", "0-1"));
+    CudaRouteLines.Lines rank0 = CudaRouteLines.ofRank(r, 0, 2, NV18);
+    assertThat(rank0.info())
+        .containsExactly(
+            "Ring 00 : 0[0] -> 2[2] -> 1[1] -> 3[3] -> 0[0] (every collective)",
+            "Channel 00/01 : 0[0] -> 2[2] via P2P/IPC over NVL (NV18, 450 GB/s)",
+            "ring avoids 0-1: DDP4J_P2P_DISABLE_PAIRS lists 0-1");
+    assertThat(rank0.warn()).isEmpty();
+    assertThat(CudaRouteLines.ofRank(r, 3, 2, NV18).info())
+        .contains("Channel 00/01 : 3[3] -> 0[0] via P2P/IPC over NVL (NV18, 450 GB/s)");
+    assertThat(CudaRouteLines.ofRank(r, 1, 2, NV18).info())
+        .contains("Channel 00/01 : 1[1] -> 3[3] via P2P/IPC over NVL (NV18, 450 GB/s)");
   }
 
   @Test

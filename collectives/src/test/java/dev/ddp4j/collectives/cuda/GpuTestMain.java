@@ -37,8 +37,10 @@ public final class GpuTestMain {
               CostTableChooserTest.class,
               CudaAllReduceGpuTest.class,
               CudaStagedGpuTest.class,
+              CudaRingGpuTest.class,
               PeerAccessSettingsTest.class,
               PeerRoutingTest.class,
+              PeerRingTest.class,
               CudaRouteLinesTest.class)) {
         selectors.add(selectClass(c));
       }

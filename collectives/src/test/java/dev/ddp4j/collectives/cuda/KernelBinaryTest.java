@@ -49,5 +49,13 @@ class KernelBinaryTest {
         }
       }
     }
+    for (dev.ddp4j.DataType t : dev.ddp4j.DataType.values()) {
+      for (dev.ddp4j.ReduceOp op : dev.ddp4j.ReduceOp.values()) {
+        assertThat(image).contains(AllReduceKernels.ringReduceScatterName(t, op));
+      }
+    }
+    assertThat(image)
+        .contains(AllReduceKernels.RING_ALL_GATHER)
+        .contains(AllReduceKernels.RING_BROADCAST);
   }
 }

@@ -53,17 +53,18 @@ class PeerRoutingTest {
   }
 
   @Test
-  void shouldStageTheWholeGroupWhenOneListedPairLacksPeerAccess() {
+  void shouldStageTheWholeGroupWhenOneListedPairLacksPeerAccessAndNoRingAvoidsIt() {
     PeerRouting r =
-        PeerRouting.decide(oneHost(4), all(4, 1), env("DDP4J_P2P_DISABLE_PAIRS", "2-3"));
+        PeerRouting.decide(oneHost(3), all(3, 1), env("DDP4J_P2P_DISABLE_PAIRS", "2-1"));
     assertThat(r.staged()).isTrue();
     assertThat(r.pairwise(0, 1).transport()).isEqualTo(Transport.P2P_IPC);
-    assertThat(r.pairwise(3, 2).reason()).isEqualTo("DDP4J_P2P_DISABLE_PAIRS lists 2-3");
+    assertThat(r.pairwise(2, 1).reason()).isEqualTo("DDP4J_P2P_DISABLE_PAIRS lists 1-2");
     assertThat(r.effective(0, 1).transport()).isEqualTo(Transport.SHM_STAGED);
     assertThat(r.effective(0, 1).reason())
         .isEqualTo(
-            "whole group staged since ranks 2 and 3 have no peer path"
-                + " (DDP4J_P2P_DISABLE_PAIRS lists 2-3)");
+            "whole group staged since ranks 1 and 2 have no peer path"
+                + " (DDP4J_P2P_DISABLE_PAIRS lists 1-2) and no ring through peer pairs avoids"
+                + " them");
   }
 
   @Test

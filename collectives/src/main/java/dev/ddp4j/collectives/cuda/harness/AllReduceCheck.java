@@ -52,8 +52,18 @@ final class AllReduceCheck {
   }
 
   void runAll(boolean full) {
-    List<String> algos =
-        pg.size() > 1 ? List.of("ll", "oneshot", "twoshot", "copyengine") : List.of("auto");
+    runAll(full, List.of("ll", "oneshot", "twoshot", "copyengine", "ring"));
+  }
+
+  /**
+   * As {@link #runAll(boolean)} with only the all-reduce algorithms named (where there is a
+   * choice).
+   */
+  void runAll(boolean full, List<String> algorithms) {
+    // A group routed around pairs without peer access runs the ring whatever the chooser says.
+    boolean ringRouted = pg.allReduceRoute().startsWith("ring");
+    List<String> algos = pg.size() > 1 && !ringRouted ? algorithms : List.of("auto");
+    out.printf("# rank %d: allReduce route %s%n", pg.rank(), pg.allReduceRoute());
     long[] counts = {0, 1, 7, 4097, 1_000_003};
     for (String algo : algos) {
       chooser.set(algo);
@@ -75,6 +85,10 @@ final class AllReduceCheck {
       allReduce(algo, DataType.FLOAT32, ReduceOp.SUM, 2 * big / 4 + 12_345, 0, true);
       allReduce(algo, DataType.BFLOAT16, ReduceOp.AVG, big / 2 + 777, 0, false);
       allReduce(algo, DataType.INT64, ReduceOp.MAX, big / 8 + 3, 0, false);
+      if (full && (algo.equals("ring") || ringRouted)) {
+        allReduce(algo, DataType.FLOAT32, ReduceOp.SUM, 1L << 26, 0, false); // 256 MiB
+        allReduce(algo, DataType.BFLOAT16, ReduceOp.SUM, 1L << 27, 0, true); // 256 MiB
+      }
     }
     chooser.set("auto");
     if (full) {

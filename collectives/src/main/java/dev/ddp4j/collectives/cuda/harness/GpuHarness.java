@@ -12,15 +12,15 @@ import java.util.List;
 
 /**
  * The GPU machine's entry point for the cuda backend, for use without the launcher (the bundle runs
- * it): {@code check --nproc N [--quick]} runs the correctness cases, {@code bench --nproc N
- * [--variants auto,oneshot,twoshot] [--min-bytes 8] [--max-bytes 536870912]} prints the all-reduce
- * table, {@code movement --nproc N [--min-bytes 16] [--max-bytes 1073741824]} times broadcast,
- * allGather and reduceScatter against the way the backend did them before their kernels, {@code
- * routes} only creates a group (for its {@code DDP4J_DEBUG=INFO} route lines), {@code staged-check
- * [--large]} and {@code staged-missing} check a host-staged group (set {@code DDP4J_P2P_DISABLE=1}
- * or {@code DDP4J_P2P_DISABLE_PAIRS}, or pass {@code --host-per-rank} to give every rank a {@code
- * DDP4J_HOST_ID} of its own). It starts N worker JVMs (one per GPU) and prints rank 0's output, and
- * every rank's on failure. Exit status 0 only if every rank passed.
+ * it): {@code check --nproc N [--quick] [--algos ring,oneshot]} runs the correctness cases, {@code
+ * bench --nproc N [--variants auto,oneshot,twoshot] [--min-bytes 8] [--max-bytes 536870912]} prints
+ * the all-reduce table, {@code movement --nproc N [--min-bytes 16] [--max-bytes 1073741824]} times
+ * broadcast, allGather and reduceScatter against the way the backend did them before their kernels,
+ * {@code routes} only creates a group (for its {@code DDP4J_DEBUG=INFO} route lines), {@code
+ * staged-check [--large]} and {@code staged-missing} check a host-staged group (set {@code
+ * DDP4J_P2P_DISABLE=1} or {@code DDP4J_P2P_DISABLE_PAIRS}, or pass {@code --host-per-rank} to give
+ * every rank a {@code DDP4J_HOST_ID} of its own). It starts N worker JVMs (one per GPU) and prints
+ * rank 0's output, and every rank's on failure. Exit status 0 only if every rank passed.
  */
 public final class GpuHarness {
 
@@ -100,7 +100,10 @@ public final class GpuHarness {
         return failures == 0 ? 0 : 1;
       } else if (mode.equals("check")) {
         AllReduceCheck c = new AllReduceCheck(pg, chooser, System.out);
-        c.runAll(!args.contains("--quick"));
+        c.runAll(
+            !args.contains("--quick"),
+            Arrays.asList(
+                option(args, "--algos", "ll,oneshot,twoshot,copyengine,ring").split(",")));
         failures = c.failed();
         System.out.printf(
             "# rank %d: %d cases, %d failed; extra device memory %d MiB%n",
