@@ -177,6 +177,10 @@ public final class CudaProcessGroup implements ProcessGroup {
     if (routing != null) {
       RouteLog.log(routing, rank);
     }
+    if (launcher != null) {
+      RouteLog.kernels(
+          rank, KernelBySize.summary(choose, size, launcher.maxLaunchBytes(), launcher.ringOnly()));
+    }
     this.ringCollectives =
         launcher != null
             && (launcher.ringOnly() || CudaSettings.algorithm() == AllReduceAlgorithm.RING);

@@ -32,6 +32,14 @@ final class RouteLog {
     lines.warn().forEach(l -> log.log(DebugLog.Level.WARN, l));
   }
 
+  /** Logs, at INFO, which all-reduce kernel runs at which size ({@link KernelBySize}). */
+  static void kernels(int rank, String bySize) {
+    DebugLog log = new DebugLog(System.getenv(), rank);
+    if (log.enabled(DebugLog.Level.INFO)) {
+      log.log(DebugLog.Level.INFO, "all-reduce kernel by size: " + bySize);
+    }
+  }
+
   /** Paths between this host's GPUs as the topology shows them; null paths where it fails. */
   private static CudaRouteLines.Paths discovered() {
     Topology t;
