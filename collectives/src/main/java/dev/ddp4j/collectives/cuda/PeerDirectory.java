@@ -70,7 +70,12 @@ final class PeerDirectory {
         access[r][q] = c == '1' ? 1 : c == '0' ? 0 : -1;
       }
     }
-    return PeerRouting.decide(peers, access, settings);
+    PeerRouting routing = PeerRouting.decide(peers, access, settings);
+    if (routing.mode() == PeerRouting.Mode.RING) { // every rank knows this alike
+      double[][] gbps = LinkBandwidths.agree(store, prefix, rank, busIds, timeout);
+      routing = PeerRouting.decide(peers, access, settings, gbps);
+    }
+    return routing;
   }
 
   private static char canAccess(CUdevice mine, String myBus, String host, RankPeer p, String bus) {

@@ -70,6 +70,15 @@ public final class PeerRouting {
    */
   public static PeerRouting decide(
       List<RankPeer> peers, int[][] canAccess, PeerAccessSettings settings) {
+    return decide(peers, canAccess, settings, null);
+  }
+
+  /**
+   * As above; where a ring must avoid some pairs, {@code gbps[i][j]} (rank i's GPU to rank j's,
+   * negative where unknown; null: all unknown) picks the ring whose slowest hop is fastest.
+   */
+  public static PeerRouting decide(
+      List<RankPeer> peers, int[][] canAccess, PeerAccessSettings settings, double[][] gbps) {
     int n = peers.size();
     Hop[][] hops = new Hop[n][n];
     Hop first = null;
@@ -119,7 +128,7 @@ public final class PeerRouting {
           peer[i][j] = i != j && hops[i][j].transport() == Transport.P2P_IPC;
         }
       }
-      ring = PeerRing.find(peer);
+      ring = PeerRing.find(peer, gbps);
     }
     return new PeerRouting(List.copyOf(peers), hops, first, ring, searched);
   }
