@@ -64,9 +64,17 @@ public final class CpuProcessGroup implements ProcessGroup {
     int entries = Integer.parseInt(env.getOrDefault("DDP4J_FLIGHT_RECORDER_ENTRIES", "64").trim());
     this.recorder = new FlightRecorder(entries);
     this.ring = RingOrder.hostsAdjacent(links.nodes());
+    String algorithm = algorithm(env);
     ScheduleCache schedules =
-        new ScheduleCache(rank, ring, config.channels(), config.slotBytes(), algorithm(env));
-    this.collectives = new CpuCollectives(rank, size, schedules, new ProgramRunner(links));
+        new ScheduleCache(rank, ring, config.channels(), config.slotBytes(), algorithm);
+    // DDP4J_ALGO=oneshot / twoshot asks for a ring schedule: cross-memory attach is an algorithm
+    // of its own, so it runs only under the default (ring).
+    CmaAllReduce cma =
+        links.cma() == null || !algorithm.equals("ring")
+            ? null
+            : new CmaAllReduce(links, links.cma());
+    ProgramRunner runner = new ProgramRunner(links, cma == null ? null : links.cma());
+    this.collectives = new CpuCollectives(rank, size, schedules, runner, cma);
     this.queue = new WorkQueue("ddp4j-cpu-progress-rank" + rank);
   }
 
@@ -114,16 +122,28 @@ public final class CpuProcessGroup implements ProcessGroup {
   }
 
   private void logRoutes(TransportConfig config) {
+    if (links.cmaRefused()) {
+      log.log(
+          DebugLog.Level.WARN,
+          "cross-memory attach off, all-reduces use the shared-memory rings: "
+              + links.cmaDecision());
+    } else if (links.cmaDecision() != null && log.enabled(DebugLog.Level.INFO)) {
+      log.log(DebugLog.Level.INFO, "cross-memory attach " + links.cmaDecision());
+    }
     if (!log.enabled(DebugLog.Level.INFO) || size == 1) {
       return;
     }
     int next = RingOrder.next(ring, rank);
+    String route = links.route(next);
+    if (collectives.crossMemory()) {
+      route = route.replace("SHM", "SHM/CMA");
+    }
     for (int c = 0; c < config.channels(); c++) {
       log.log(
           DebugLog.Level.INFO,
           String.format(
               "Channel %02d/%02d : %d[%d] -> %d[%d] via %s",
-              c, config.channels(), rank, rank, next, next, links.route(next)));
+              c, config.channels(), rank, rank, next, next, route));
     }
   }
 
@@ -270,6 +290,15 @@ public final class CpuProcessGroup implements ProcessGroup {
           what + " #" + seq + " failed: " + e.getMessage() + "\n" + recorder.dump(rank));
       work.fail(e);
     }
+  }
+
+  /**
+   * How many all-reduces of this rank read peers' buffers with cross-memory attach (so tests and
+   * benchmarks can tell that it did not silently fall back to the rings). Read after a collective
+   * completed, from the thread that awaited it.
+   */
+  public long crossMemoryAllReduces() {
+    return collectives.cmaCollectives();
   }
 
   /** The flight recorder's dump: the last collectives of this rank with state and timings. */

@@ -24,6 +24,7 @@ public final class HostLinks implements Links {
   private final long[] pidCheckedNs;
   private final boolean[] exited;
   private final String[] nodeOf; // [rank]: the node (shared-memory domain) it runs on
+  private final CmaPeers.Decision cma; // null when the group spans nodes or has one rank
 
   private HostLinks(
       int rank,
@@ -31,8 +32,10 @@ public final class HostLinks implements Links {
       TransportConfig config,
       ShmLinks shm,
       SocketLinks sockets,
-      String[] nodeOf) {
+      String[] nodeOf,
+      CmaPeers.Decision cma) {
     this.rank = rank;
+    this.cma = cma;
     this.nodeOf = nodeOf;
     this.size = size;
     this.config = config;
@@ -87,7 +90,11 @@ public final class HostLinks implements Links {
       if (nodeRanks.length < size) {
         sockets = SocketLinks.connect(store, keyPrefix, rank, size, nodeRanks, config, timeout);
       }
-      return new HostLinks(rank, size, config, shm, sockets, nodeOf);
+      CmaPeers.Decision cma =
+          shm != null && nodeRanks.length == size
+              ? CmaPeers.negotiate(store, keyPrefix, rank, size, shm, config, timeout)
+              : null;
+      return new HostLinks(rank, size, config, shm, sockets, nodeOf, cma);
     } catch (RuntimeException e) {
       if (shm != null) {
         shm.close();
@@ -140,6 +147,24 @@ public final class HostLinks implements Links {
   /** What the hop from this rank to {@code peer} crosses, for route logs. */
   public String route(int peer) {
     return sendPorts[peer][0].route();
+  }
+
+  /**
+   * Cross-memory attach to every peer, or null: the group spans nodes, or some rank has it disabled
+   * or was refused by the kernel ({@link #cmaDecision()} says which).
+   */
+  public CmaPeers cma() {
+    return cma == null ? null : cma.peers();
+  }
+
+  /** Whether and why this group uses cross-memory attach, for the log; null if not applicable. */
+  public String cmaDecision() {
+    return cma == null ? null : cma.reason();
+  }
+
+  /** True when a rank tried cross-memory attach and the kernel refused (worth a warning). */
+  public boolean cmaRefused() {
+    return cma != null && cma.refused();
   }
 
   @Override
@@ -197,6 +222,9 @@ public final class HostLinks implements Links {
 
   @Override
   public void close() {
+    if (cma() != null) {
+      cma().close();
+    }
     if (shm != null) {
       shm.close();
     }

@@ -18,6 +18,11 @@ import java.util.Map;
  * @param socketLivenessMs {@code DDP4J_SOCKET_LIVENESS_MS}: a socket peer that sent nothing, not
  *     even a heartbeat, for this long counts as dead (its host vanished without closing its
  *     sockets); default 10000. Heartbeats go out every fifth of it.
+ * @param cmaDisabled {@code DDP4J_CMA_DISABLE=1}: never read peers' buffers with cross-memory
+ *     attach ({@link CrossMemory}), even where every rank of a group shares one node
+ * @param cmaMinBytes {@code DDP4J_CMA_MIN_BYTES}: the smallest all-reduce (in bytes) that reads
+ *     peers' buffers with cross-memory attach instead of passing pieces through the rings; default
+ *     {@link #DEFAULT_CMA_MIN_BYTES}, the same on every rank
  */
 public record TransportConfig(
     boolean shmDisabled,
@@ -27,11 +32,16 @@ public record TransportConfig(
     int slots,
     int channels,
     String socketInterface,
-    long socketLivenessMs) {
+    long socketLivenessMs,
+    boolean cmaDisabled,
+    long cmaMinBytes) {
 
   public static final int DEFAULT_SLOT_BYTES = 64 * 1024;
   public static final int DEFAULT_SLOTS = 8;
   public static final int DEFAULT_SOCKET_LIVENESS_MS = 10_000;
+
+  /** Below this the rings win (measured, bench/cpu-allreduce-vs-openmpi.md). */
+  public static final int DEFAULT_CMA_MIN_BYTES = 2 << 20;
 
   /** Reads the settings from {@code env}. */
   public static TransportConfig fromEnvironment(Map<String, String> env) {
@@ -58,6 +68,11 @@ public record TransportConfig(
               + livenessMs
               + " (expected: >= 250; a socket peer silent this long counts as dead)");
     }
+    boolean cmaDisabled = "1".equals(read(env, "DDP4J_CMA_DISABLE", null, "0").trim());
+    int cmaMinBytes = intValue(env, "DDP4J_CMA_MIN_BYTES", null, DEFAULT_CMA_MIN_BYTES);
+    if (cmaMinBytes < 1) {
+      throw new ConfigException("DDP4J_CMA_MIN_BYTES=" + cmaMinBytes + " (expected: >= 1)");
+    }
     return new TransportConfig(
         disabled,
         dir,
@@ -66,7 +81,9 @@ public record TransportConfig(
         slots,
         channels,
         ifname,
-        livenessMs);
+        livenessMs,
+        cmaDisabled,
+        cmaMinBytes);
   }
 
   private static String read(Map<String, String> env, String name, String ncclName, String dflt) {
