@@ -24,16 +24,17 @@ import java.util.List;
  * post      write (sequence, address, count, meta); wait for every peer's post
  *           (a peer that posted address 0 holds heap memory: every rank returns false, rings run)
  * reduce    for each 256 KiB chunk of block r: for each peer, read the peer's chunk into a local
- *           scratch (one kernel copy) and reduce it into block r while hot; then mark "reduced"
- * gather    for each peer p, once p marked "reduced": read block p of p's buffer straight into
- *           block p of this one (one copy); then mark "gathered"
+ *           scratch (one kernel copy) and reduce it into block r while hot; add the chunk to the
+ *           "reduced" count (it only grows, over all collectives)
+ * gather    for each peer p, once p counted all of block p reduced: read it from p's buffer
+ *           straight into block p of this one (one copy); then mark "gathered"
  * leave     wait until every peer marked "gathered": none reads this buffer any more
  * </pre>
  *
- * A peer never writes block p of its buffer before rank p marked "reduced" (p read it by then), and
- * never returns before all marked "gathered", so every read sees the bytes it should. Every wait
- * checks, about once a millisecond, the deadline and the peer's health, as {@link ProgramRunner}
- * does. Used by the progress thread only.
+ * A peer never writes bytes of block p of its buffer before rank p counted them reduced (p read
+ * them by then), and never returns before all marked "gathered", so every read sees the bytes it
+ * should. Every wait checks, about once a millisecond, the deadline and the peer's health, as
+ * {@link ProgramRunner} does. Used by the progress thread only.
  */
 final class CmaAllReduce implements AutoCloseable {
 
@@ -50,6 +51,7 @@ final class CmaAllReduce implements AutoCloseable {
   private final IdleWaiter waiter = new IdleWaiter();
   private final PieceTag received = new PieceTag();
   private final long[] peerAddress;
+  private final long[] peerReducedBase; // the peer's reduced count when it posted
   private final long scratch = UNSAFE.allocateMemory(CHUNK_BYTES);
   private long collectives; // all-reduces done through cross-memory attach
 
@@ -59,6 +61,7 @@ final class CmaAllReduce implements AutoCloseable {
     this.rank = links.rank();
     this.size = links.size();
     this.peerAddress = new long[size];
+    this.peerReducedBase = new long[size];
   }
 
   /** The smallest all-reduce in bytes that this path takes. */
@@ -92,12 +95,13 @@ final class CmaAllReduce implements AutoCloseable {
     boolean all = base == null;
     for (int i = 1; i < size; i++) {
       int peer = (rank + i) % size;
-      await(POSTED, peer, tag, deadlineNs, what);
+      await(POSTED, peer, seq + 1, tag, deadlineNs, what);
       if (cma.postedMeta(peer) != tag.meta || cma.postedCount(peer) != tag.count) {
         received.set(seq, cma.postedCount(peer), cma.postedMeta(peer));
         throw mismatch(peer, tag);
       }
       peerAddress[peer] = cma.postedAddress(peer);
+      peerReducedBase[peer] = cma.postedReducedBase(peer);
       all &= peerAddress[peer] != 0;
     }
     if (!all) {
@@ -113,21 +117,34 @@ final class CmaAllReduce implements AutoCloseable {
         read(peer, peerAddress[peer] + at, scratch, bytes, what, seq);
         Reductions.reduce(type, op, null, offset + at, null, scratch, bytes / e);
       }
+      cma.reduced(bytes);
     }
-    cma.reduced(seq);
     for (int i = 1; i < size; i++) {
-      int peer = (rank + i) % size;
-      long blockFrom = count * peer / size * e;
-      long blockTo = count * (peer + 1) / size * e;
-      await(REDUCED, peer, tag, deadlineNs, what);
-      read(peer, peerAddress[peer] + blockFrom, offset + blockFrom, blockTo - blockFrom, what, seq);
+      gather((rank + i) % size, count, e, offset, tag, deadlineNs, what);
     }
     cma.gathered(seq);
     for (int i = 1; i < size; i++) {
-      await(GATHERED, (rank + i) % size, tag, deadlineNs, what);
+      await(GATHERED, (rank + i) % size, seq + 1, tag, deadlineNs, what);
     }
     collectives++;
     return true;
+  }
+
+  /**
+   * Copies {@code peer}'s reduced block into the same place here once {@code peer} counted all of
+   * it reduced (rank p reads block p of this buffer before it counts those bytes, so they may be
+   * overwritten then). Copying each chunk as soon as it is counted, while the peer still reduces,
+   * measured slower on a 2-core VM (reads of lines the other core is writing).
+   */
+  private void gather(
+      int peer, long count, int e, long offset, PieceTag tag, long deadlineNs, String what) {
+    long blockFrom = count * peer / size * e;
+    long blockBytes = count * (peer + 1) / size * e - blockFrom;
+    if (blockBytes == 0) {
+      return;
+    }
+    await(REDUCED, peer, peerReducedBase[peer] + blockBytes, tag, deadlineNs, what);
+    read(peer, peerAddress[peer] + blockFrom, offset + blockFrom, blockBytes, what, tag.sequence);
   }
 
   private void read(int peer, long remote, long local, long bytes, String what, long seq) {
@@ -159,9 +176,8 @@ final class CmaAllReduce implements AutoCloseable {
     }
   }
 
-  /** Waits until {@code peer} reached {@code phase} of collective {@code tag.sequence}. */
-  private void await(int phase, int peer, PieceTag tag, long deadlineNs, String what) {
-    long want = tag.sequence + 1;
+  /** Waits until {@code peer}'s flag of {@code phase} reaches {@code want}. */
+  private void await(int phase, int peer, long want, PieceTag tag, long deadlineNs, String what) {
     if (flag(phase, peer) >= want) {
       return;
     }
@@ -175,7 +191,7 @@ final class CmaAllReduce implements AutoCloseable {
       long now = System.nanoTime();
       if (now - nextCheckNs >= 0) {
         nextCheckNs = now + CHECK_INTERVAL_NS;
-        check(phase, peer, tag, deadlineNs, now, what);
+        check(phase, peer, want, tag, deadlineNs, now, what);
       }
     }
   }
@@ -196,23 +212,22 @@ final class CmaAllReduce implements AutoCloseable {
     }
   }
 
-  private void check(int phase, int peer, PieceTag tag, long deadlineNs, long now, String what) {
-    // The peer may have marked (or posted a mismatching buffer, or sent a mismatching piece) and
-    // then given up or left: what it did says more than that it is gone.
-    if (flag(phase, peer) > tag.sequence) {
-      return;
-    }
-    if (phase == POSTED) {
-      checkRings(peer, tag);
-    }
+  private void check(
+      int phase, int peer, long want, PieceTag tag, long deadlineNs, long now, String what) {
     String prefix = what + " #" + tag.sequence + " on rank " + rank;
-    String gone = links.peerGone(peer, false);
-    if (gone != null) {
-      throw new PeerFailureException(peer, prefix + " cannot finish: " + gone);
-    }
     String failed = links.peerFailed(peer);
-    if (failed != null) {
-      throw new PeerFailureException(peer, prefix + " cannot finish; " + failed);
+    String gone = failed == null ? links.peerGone(peer, false) : null;
+    if (failed != null || gone != null) {
+      // It may have marked (or posted a mismatching buffer, or sent a mismatching piece) just
+      // before it gave up or left: what it did says more. Its flag was written before it failed.
+      if (flag(phase, peer) >= want) {
+        return;
+      }
+      if (phase == POSTED) {
+        checkRings(peer, tag);
+      }
+      throw new PeerFailureException(
+          peer, prefix + " cannot finish" + (failed != null ? "; " + failed : ": " + gone));
     }
     if (now - deadlineNs < 0) {
       return;

@@ -22,6 +22,7 @@ public final class CmaPeers implements AutoCloseable {
   private final int[] pids;
   private final long minBytes;
   private final CrossMemory memory = new CrossMemory();
+  private long reducedBytes; // of this rank's blocks, over all collectives: only grows
 
   private CmaPeers(int rank, long[] control, int[] pids, long minBytes) {
     this.rank = rank;
@@ -46,7 +47,8 @@ public final class CmaPeers implements AutoCloseable {
       int size,
       ShmLinks shm,
       TransportConfig config,
-      Duration timeout) {
+      Duration timeout,
+      String yama) {
     String mine = probe(rank, size, shm, config);
     store.set(
         keyPrefix + "cma/" + rank,
@@ -60,11 +62,11 @@ public final class CmaPeers implements AutoCloseable {
       if (Long.parseLong(said[0]) != config.cmaMinBytes()) {
         throw new ConfigException(
             "DDP4J_CMA_MIN_BYTES is "
-                + said[0]
+                + text(Long.parseLong(said[0]))
                 + " on rank "
                 + r
                 + " but "
-                + config.cmaMinBytes()
+                + text(config.cmaMinBytes())
                 + " on rank "
                 + rank
                 + " (set the same value on every rank)");
@@ -74,8 +76,9 @@ public final class CmaPeers implements AutoCloseable {
         tried = !said[1].startsWith("off:");
       }
     }
+    String note = yama == null ? "" : " (" + yama + ")";
     if (refusal != null) {
-      return new Decision(null, refusal, tried);
+      return new Decision(null, refusal + note, tried);
     }
     long[] control = new long[size];
     int[] pids = new int[size];
@@ -85,8 +88,12 @@ public final class CmaPeers implements AutoCloseable {
     }
     return new Decision(
         new CmaPeers(rank, control, pids, config.cmaMinBytes()),
-        "on for all-reduces of at least " + config.cmaMinBytes() + " bytes of native memory",
+        "on for all-reduces of at least " + config.cmaMinBytes() + " bytes of native memory" + note,
         false);
+  }
+
+  private static String text(long minBytes) {
+    return minBytes == TransportConfig.CMA_OFF ? "off" : Long.toString(minBytes);
   }
 
   /** "ok", "off: why" (not tried), or why this rank cannot read a peer's memory. */
@@ -94,10 +101,12 @@ public final class CmaPeers implements AutoCloseable {
     if (config.cmaDisabled()) {
       return "off: DDP4J_CMA_DISABLE=1 on rank " + rank;
     }
+    if (config.cmaMinBytes() == TransportConfig.CMA_OFF) {
+      return "off: DDP4J_CMA_MIN_BYTES is off (the default) on rank " + rank;
+    }
     if (CrossMemory.unavailable() != null) {
       return "off: " + CrossMemory.unavailable() + " on rank " + rank;
     }
-    CrossMemory.allowPeersUnderYama();
     long word = UNSAFE.allocateMemory(8);
     try (CrossMemory memory = new CrossMemory()) {
       for (int peer = 0; peer < size; peer++) {
@@ -140,6 +149,7 @@ public final class CmaPeers implements AutoCloseable {
    */
   public void post(long sequence, long address, long count, int meta) {
     long c = control[rank];
+    UNSAFE.putLong(c + POSTED_REDUCED_BASE_OFFSET, reducedBytes);
     UNSAFE.putLong(c + POSTED_ADDRESS_OFFSET, address);
     UNSAFE.putLong(c + POSTED_COUNT_OFFSET, count);
     UNSAFE.putInt(c + POSTED_META_OFFSET, meta);
@@ -164,14 +174,26 @@ public final class CmaPeers implements AutoCloseable {
     return UNSAFE.getInt(control[peer] + POSTED_META_OFFSET);
   }
 
-  /** Says that this rank's own block of collective {@code sequence} is fully reduced. */
-  public void reduced(long sequence) {
-    UNSAFE.putOrderedLong(null, control[rank] + REDUCED_OFFSET, sequence + 1);
+  /**
+   * Says that {@code bytes} more of this rank's block are reduced (peers may copy them): the
+   * reduced count only grows, over all collectives, so no reset races with a slow reader.
+   */
+  public void reduced(long bytes) {
+    reducedBytes += bytes;
+    UNSAFE.putOrderedLong(null, control[rank] + REDUCED_OFFSET, reducedBytes);
   }
 
-  /** Sequence + 1 of the last collective whose block {@code peer} finished reducing. */
+  /**
+   * Bytes of its blocks {@code peer} reduced over all collectives: those of the current one are
+   * this minus {@link #postedReducedBase}.
+   */
   public long reducedBy(int peer) {
     return UNSAFE.getLongVolatile(null, control[peer] + REDUCED_OFFSET);
+  }
+
+  /** {@link #reducedBy} {@code peer} when it posted its buffer for the current collective. */
+  public long postedReducedBase(int peer) {
+    return UNSAFE.getLong(control[peer] + POSTED_REDUCED_BASE_OFFSET);
   }
 
   /** Says that this rank has read all it needs of its peers' buffers for {@code sequence}. */

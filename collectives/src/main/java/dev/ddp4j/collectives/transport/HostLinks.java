@@ -74,6 +74,10 @@ public final class HostLinks implements Links {
     int[] nodeRanks = sameNode.stream().mapToInt(Integer::intValue).toArray();
     ShmLinks shm = null;
     SocketLinks sockets = null;
+    // Before peers can probe this rank: under Yama ptrace_scope=1 they may read it only once it
+    // allowed them (the probe runs after every rank mapped every ring file).
+    boolean cma = nodeRanks.length == size && size > 1 && config.cmaWanted();
+    String yama = cma ? CrossMemory.allowPeersUnderYama() : null;
     try {
       if (nodeRanks.length > 1) {
         shm =
@@ -90,11 +94,11 @@ public final class HostLinks implements Links {
       if (nodeRanks.length < size) {
         sockets = SocketLinks.connect(store, keyPrefix, rank, size, nodeRanks, config, timeout);
       }
-      CmaPeers.Decision cma =
+      CmaPeers.Decision decision =
           shm != null && nodeRanks.length == size
-              ? CmaPeers.negotiate(store, keyPrefix, rank, size, shm, config, timeout)
+              ? CmaPeers.negotiate(store, keyPrefix, rank, size, shm, config, timeout, yama)
               : null;
-      return new HostLinks(rank, size, config, shm, sockets, nodeOf, cma);
+      return new HostLinks(rank, size, config, shm, sockets, nodeOf, decision);
     } catch (RuntimeException e) {
       if (shm != null) {
         shm.close();

@@ -18,8 +18,9 @@ package dev.ddp4j.collectives.transport;
  * |      (a word in the owner's heap that peers read once)     |  written once at creation
  * | 320 posted u64: sequence + 1 of the collective whose       |  owner writes, peers read:
  * |      buffer follows | 328 address u64 (0: none to read)   |  {@link CmaPeers}
- * |      | 336 count u64 | 344 meta i32                        |
- * | 384 reduced u64: sequence + 1 once its block is reduced    |
+ * |      | 336 count u64 | 344 meta i32 | 352 reducedBase u64 |
+ * | 384 reduced u64: bytes of its blocks reduced, counted over |
+ * |      all collectives (reducedBase: the count at the post)  |
  * | 448 gathered u64: sequence + 1 once done reading peers     |
  * +------------------------------------------------------------+
  * | ring(channel 0, from rank 0) | ring(0, 1) | ... | ring(channels-1, ranks-1) |
@@ -56,6 +57,7 @@ public final class ShmRingDescriptor {
   public static final int POSTED_ADDRESS_OFFSET = 328;
   public static final int POSTED_COUNT_OFFSET = 336;
   public static final int POSTED_META_OFFSET = 344;
+  public static final int POSTED_REDUCED_BASE_OFFSET = 352;
   public static final int REDUCED_OFFSET = 384;
   public static final int GATHERED_OFFSET = 448;
 

@@ -21,8 +21,8 @@ import java.util.Map;
  * @param cmaDisabled {@code DDP4J_CMA_DISABLE=1}: never read peers' buffers with cross-memory
  *     attach ({@link CrossMemory}), even where every rank of a group shares one node
  * @param cmaMinBytes {@code DDP4J_CMA_MIN_BYTES}: the smallest all-reduce (in bytes) that reads
- *     peers' buffers with cross-memory attach instead of passing pieces through the rings; default
- *     {@link #DEFAULT_CMA_MIN_BYTES}, the same on every rank
+ *     peers' buffers with cross-memory attach instead of passing pieces through the rings, the same
+ *     on every rank; default {@code off} ({@link #CMA_OFF})
  */
 public record TransportConfig(
     boolean shmDisabled,
@@ -40,8 +40,12 @@ public record TransportConfig(
   public static final int DEFAULT_SLOTS = 8;
   public static final int DEFAULT_SOCKET_LIVENESS_MS = 10_000;
 
-  /** Below this the rings win (measured, bench/cpu-allreduce-vs-openmpi.md). */
-  public static final int DEFAULT_CMA_MIN_BYTES = 2 << 20;
+  /**
+   * {@link #cmaMinBytes} when cross-memory attach is off, the default: on the 2-core machine it was
+   * measured on, the rings were as fast or faster at every size
+   * (bench/cpu-allreduce-vs-openmpi.md).
+   */
+  public static final long CMA_OFF = Long.MAX_VALUE;
 
   /** Reads the settings from {@code env}. */
   public static TransportConfig fromEnvironment(Map<String, String> env) {
@@ -69,9 +73,16 @@ public record TransportConfig(
               + " (expected: >= 250; a socket peer silent this long counts as dead)");
     }
     boolean cmaDisabled = "1".equals(read(env, "DDP4J_CMA_DISABLE", null, "0").trim());
-    int cmaMinBytes = intValue(env, "DDP4J_CMA_MIN_BYTES", null, DEFAULT_CMA_MIN_BYTES);
+    String minText = read(env, "DDP4J_CMA_MIN_BYTES", null, "off").trim();
+    long cmaMinBytes;
+    try {
+      cmaMinBytes = minText.equals("off") ? CMA_OFF : Long.parseLong(minText);
+    } catch (NumberFormatException e) {
+      cmaMinBytes = 0;
+    }
     if (cmaMinBytes < 1) {
-      throw new ConfigException("DDP4J_CMA_MIN_BYTES=" + cmaMinBytes + " (expected: >= 1)");
+      throw new ConfigException(
+          "DDP4J_CMA_MIN_BYTES=" + minText + " (expected: off, or a byte count >= 1)");
     }
     return new TransportConfig(
         disabled,
@@ -104,6 +115,11 @@ public record TransportConfig(
     } catch (NumberFormatException e) {
       throw new ConfigException(name + "='" + v + "' is not an integer");
     }
+  }
+
+  /** True unless cross-memory attach is disabled or has no size to run at. */
+  public boolean cmaWanted() {
+    return !cmaDisabled && cmaMinBytes != CMA_OFF;
   }
 
   public ShmRingDescriptor ringLayout(int nodeRanks) {

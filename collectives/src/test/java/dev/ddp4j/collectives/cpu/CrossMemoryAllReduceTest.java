@@ -15,7 +15,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * All-reduces that read peers' buffers with cross-memory attach (process_vm_readv) across real rank
  * processes: every dtype and op against the sequential reference, with the path forced for every
  * size ({@code DDP4J_CMA_MIN_BYTES=1}), with heap and native buffers mixed between ranks of one
- * collective (those take the rings), and switched off. Fails if the path silently falls back.
+ * collective (those take the rings), and switched off (explicitly, and by default). Fails if the
+ * path silently falls back.
  */
 class CrossMemoryAllReduceTest {
 
@@ -28,6 +29,7 @@ class CrossMemoryAllReduceTest {
     "4, 0, 1, quick",
     "2, 0, 1, mixed",
     "2, 1, 1, quick",
+    "2, 0, off, quick",
   })
   void shouldMatchTheReferenceReadingPeersBuffers(
       int ranks, String disabled, String minBytes, String mode) throws Exception {
@@ -42,7 +44,7 @@ class CrossMemoryAllReduceTest {
             240,
             mode);
     String all = RankProcesses.describe(outcomes);
-    boolean on = disabled.equals("0");
+    boolean on = disabled.equals("0") && !minBytes.equals("off");
     for (Outcome o : outcomes) {
       assertThat(o.exitStatus()).as(all).isZero();
       assertThat(o.output()).contains("rank " + o.rank() + " passed");
@@ -61,7 +63,11 @@ class CrossMemoryAllReduceTest {
     assertThat(outcomes.get(0).output()).contains("Channel 00/01 : 0[0] -> 1[1] " + route);
     if (!on) {
       assertThat(outcomes.get(0).output())
-          .contains("cross-memory attach off: DDP4J_CMA_DISABLE=1 on rank");
+          .contains(
+              "cross-memory attach off: "
+                  + (disabled.equals("1")
+                      ? "DDP4J_CMA_DISABLE=1 on rank"
+                      : "DDP4J_CMA_MIN_BYTES is off (the default)"));
     }
   }
 
