@@ -64,9 +64,9 @@ final class CmaAllReduce implements AutoCloseable {
     this.peerReducedBase = new long[size];
   }
 
-  /** The smallest all-reduce in bytes that this path takes. */
-  long minBytes() {
-    return cma.minBytes();
+  /** True if an all-reduce of {@code bytes} takes this path where every buffer is native. */
+  boolean covers(long bytes) {
+    return cma.covers(bytes);
   }
 
   /** How many all-reduces this rank ran through cross-memory attach. */

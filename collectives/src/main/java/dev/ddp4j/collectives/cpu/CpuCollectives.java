@@ -88,7 +88,7 @@ final class CpuCollectives implements AutoCloseable {
       long deadlineNs,
       String what) {
     if (cma != null
-        && count * wire.sizeBytes() >= cma.minBytes()
+        && cma.covers(count * wire.sizeBytes())
         && cma.run(base, offset, count, wire, op, tag, deadlineNs, what)) {
       return;
     }

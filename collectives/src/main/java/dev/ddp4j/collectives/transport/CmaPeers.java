@@ -21,10 +21,12 @@ public final class CmaPeers implements AutoCloseable {
   private final long[] control; // [rank] native address of its control block
   private final int[] pids;
   private final long minBytes;
+  private final long maxBytes;
   private final CrossMemory memory = new CrossMemory();
   private long reducedBytes; // of this rank's blocks, over all collectives: only grows
 
-  private CmaPeers(int rank, long[] control, int[] pids, long minBytes) {
+  private CmaPeers(int rank, long[] control, int[] pids, long minBytes, long maxBytes) {
+    this.maxBytes = maxBytes;
     this.rank = rank;
     this.control = control;
     this.pids = pids;
@@ -52,28 +54,34 @@ public final class CmaPeers implements AutoCloseable {
     String mine = probe(rank, size, shm, config);
     store.set(
         keyPrefix + "cma/" + rank,
-        (config.cmaMinBytes() + " " + mine).getBytes(StandardCharsets.UTF_8));
+        (config.cmaMinBytes() + " " + config.cmaMaxBytes() + " " + mine)
+            .getBytes(StandardCharsets.UTF_8));
     String refusal = null;
     boolean tried = true;
     for (int r = 0; r < size; r++) {
       String[] said =
           new String(store.get(keyPrefix + "cma/" + r, timeout), StandardCharsets.UTF_8)
-              .split(" ", 2);
-      if (Long.parseLong(said[0]) != config.cmaMinBytes()) {
+              .split(" ", 3);
+      if (Long.parseLong(said[0]) != config.cmaMinBytes()
+          || Long.parseLong(said[1]) != config.cmaMaxBytes()) {
         throw new ConfigException(
-            "DDP4J_CMA_MIN_BYTES is "
+            "DDP4J_CMA_MIN_BYTES / DDP4J_CMA_MAX_BYTES are "
                 + text(Long.parseLong(said[0]))
+                + " / "
+                + said[1]
                 + " on rank "
                 + r
                 + " but "
                 + text(config.cmaMinBytes())
+                + " / "
+                + config.cmaMaxBytes()
                 + " on rank "
                 + rank
-                + " (set the same value on every rank)");
+                + " (set the same values on every rank)");
       }
-      if (!said[1].equals("ok") && refusal == null) {
-        refusal = said[1];
-        tried = !said[1].startsWith("off:");
+      if (!said[2].equals("ok") && refusal == null) {
+        refusal = said[2];
+        tried = !said[2].startsWith("off:");
       }
     }
     String note = yama == null ? "" : " (" + yama + ")";
@@ -87,7 +95,7 @@ public final class CmaPeers implements AutoCloseable {
       pids[r] = (int) shm.pid(r);
     }
     return new Decision(
-        new CmaPeers(rank, control, pids, config.cmaMinBytes()),
+        new CmaPeers(rank, control, pids, config.cmaMinBytes(), config.cmaMaxBytes()),
         "on for all-reduces of at least " + config.cmaMinBytes() + " bytes of native memory" + note,
         false);
   }
@@ -138,9 +146,9 @@ public final class CmaPeers implements AutoCloseable {
     }
   }
 
-  /** The smallest all-reduce, in bytes, worth reading peers' buffers for. */
-  public long minBytes() {
-    return minBytes;
+  /** True if an all-reduce of {@code bytes} reads peers' buffers (where all are native). */
+  public boolean covers(long bytes) {
+    return bytes >= minBytes && bytes <= maxBytes;
   }
 
   /**

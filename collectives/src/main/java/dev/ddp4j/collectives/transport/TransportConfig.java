@@ -34,7 +34,8 @@ public record TransportConfig(
     String socketInterface,
     long socketLivenessMs,
     boolean cmaDisabled,
-    long cmaMinBytes) {
+    long cmaMinBytes,
+    long cmaMaxBytes) {
 
   public static final int DEFAULT_SLOT_BYTES = 64 * 1024;
   public static final int DEFAULT_SLOTS = 8;
@@ -84,6 +85,11 @@ public record TransportConfig(
       throw new ConfigException(
           "DDP4J_CMA_MIN_BYTES=" + minText + " (expected: off, or a byte count >= 1)");
     }
+    long cmaMaxBytes = longValue(env, "DDP4J_CMA_MAX_BYTES", Long.MAX_VALUE);
+    if (cmaMaxBytes < 1) {
+      throw new ConfigException(
+          "DDP4J_CMA_MAX_BYTES=" + cmaMaxBytes + " (expected: a byte count >= 1)");
+    }
     return new TransportConfig(
         disabled,
         dir,
@@ -94,7 +100,8 @@ public record TransportConfig(
         ifname,
         livenessMs,
         cmaDisabled,
-        cmaMinBytes);
+        cmaMinBytes,
+        cmaMaxBytes);
   }
 
   private static String read(Map<String, String> env, String name, String ncclName, String dflt) {
@@ -103,6 +110,18 @@ public record TransportConfig(
       v = env.get(ncclName);
     }
     return v == null || v.isBlank() ? dflt : v;
+  }
+
+  private static long longValue(Map<String, String> env, String name, long dflt) {
+    String v = read(env, name, null, null);
+    if (v == null) {
+      return dflt;
+    }
+    try {
+      return Long.parseLong(v.trim());
+    } catch (NumberFormatException e) {
+      throw new ConfigException(name + "='" + v + "' is not an integer");
+    }
   }
 
   private static int intValue(Map<String, String> env, String name, String nccl, int dflt) {

@@ -22,23 +22,26 @@ class CrossMemoryAllReduceTest {
 
   private static final Pattern COUNT = Pattern.compile("cross-memory all-reduces: (\\d+)");
 
-  @ParameterizedTest(name = "{0} ranks, DDP4J_CMA_DISABLE={1}, min bytes {2}, args: {3}")
+  /** The last column bounds the sizes: 4000 bytes mixes both paths within one run. */
+  @ParameterizedTest(name = "{0} ranks, DDP4J_CMA_DISABLE={1}, bytes {2} to {4}, args: {3}")
   @CsvSource({
-    "2, 0, 1, big",
-    "3, 0, 1, mixed",
-    "4, 0, 1, quick",
-    "2, 0, 1, mixed",
-    "2, 1, 1, quick",
-    "2, 0, off, quick",
+    "2, 0, 1, big, 9223372036854775807",
+    "3, 0, 1, mixed, 9223372036854775807",
+    "4, 0, 1, quick, 9223372036854775807",
+    "2, 0, 1, mixed, 9223372036854775807",
+    "3, 0, 1, quick, 4000",
+    "2, 1, 1, quick, 9223372036854775807",
+    "2, 0, off, quick, 9223372036854775807",
   })
   void shouldMatchTheReferenceReadingPeersBuffers(
-      int ranks, String disabled, String minBytes, String mode) throws Exception {
+      int ranks, String disabled, String minBytes, String mode, String maxBytes) throws Exception {
     List<Outcome> outcomes =
         RankProcesses.run(
             ranks,
             Map.of(
                 "DDP4J_CMA_DISABLE", disabled,
                 "DDP4J_CMA_MIN_BYTES", minBytes,
+                "DDP4J_CMA_MAX_BYTES", maxBytes,
                 "DDP4J_DEBUG", "INFO"),
             CorrectnessScenario.class,
             240,
