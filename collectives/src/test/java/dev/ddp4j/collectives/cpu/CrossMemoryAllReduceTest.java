@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -21,6 +22,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 class CrossMemoryAllReduceTest {
 
   private static final Pattern COUNT = Pattern.compile("cross-memory all-reduces: (\\d+)");
+  private static final Pattern REFUSED =
+      Pattern.compile("cross-memory attach off, all-reduces use the shared-memory rings: .*");
 
   /** The last column bounds the sizes: 4000 bytes mixes both paths within one run. */
   @ParameterizedTest(name = "{0} ranks, DDP4J_CMA_DISABLE={1}, bytes {2} to {4}, args: {3}")
@@ -48,13 +51,18 @@ class CrossMemoryAllReduceTest {
             mode);
     String all = RankProcesses.describe(outcomes);
     boolean on = disabled.equals("0") && !minBytes.equals("off");
+    Matcher refused = REFUSED.matcher(all);
+    if (on && refused.find()) {
+      // Not silent: the kernel said no (seccomp, Yama), and every rank warned naming why and the
+      // fix. The rings ran, and the scenario checked their results.
+      assertThat(outcomes).allSatisfy(o -> assertThat(o.exitStatus()).as(all).isZero());
+      Assumptions.abort("this kernel refuses process_vm_readv here: " + refused.group());
+    }
     for (Outcome o : outcomes) {
       assertThat(o.exitStatus()).as(all).isZero();
       assertThat(o.output()).contains("rank " + o.rank() + " passed");
       long count = crossMemoryAllReduces(o, all);
       if (on) {
-        // every rank of a group of one node passes the probe unless the kernel refuses (then the
-        // rank's WARN line in the output names the errno and the fix)
         assertThat(count)
             .as("all-reduces through cross-memory attach on rank %d\n%s", o.rank(), all)
             .isPositive();
