@@ -21,10 +21,13 @@ final class CpuCollectives implements AutoCloseable {
   private final int size;
   private final ScheduleCache schedules;
   private final ProgramRunner runner;
+  private final CmaAllReduce cma; // null unless the group reads peers' buffers directly
   private long scratch; // native working memory, grown on demand
   private long scratchBytes;
 
-  CpuCollectives(int rank, int size, ScheduleCache schedules, ProgramRunner runner) {
+  CpuCollectives(
+      int rank, int size, ScheduleCache schedules, ProgramRunner runner, CmaAllReduce cma) {
+    this.cma = cma;
     this.rank = rank;
     this.size = size;
     this.schedules = schedules;
@@ -58,17 +61,7 @@ final class CpuCollectives implements AutoCloseable {
       long work = scratch(count * 4);
       boolean bf = type == DataType.BFLOAT16;
       Reductions.halfToFloat(bf, in.base(), in.offset(), null, work, count);
-      run(
-          CollectiveKind.ALL_REDUCE,
-          count,
-          -1,
-          DataType.FLOAT32,
-          null,
-          work,
-          op,
-          tag,
-          deadlineNs,
-          what);
+      allReduce(count, DataType.FLOAT32, null, work, op, tag, deadlineNs, what);
       if (op == ReduceOp.AVG) {
         Reductions.divide(DataType.FLOAT32, null, work, count, size);
       }
@@ -78,20 +71,38 @@ final class CpuCollectives implements AutoCloseable {
     if (!sameMemory(in, out)) {
       out.copyFrom(in);
     }
-    run(
-        CollectiveKind.ALL_REDUCE,
-        count,
-        -1,
-        type,
-        out.base(),
-        out.offset(),
-        op,
-        tag,
-        deadlineNs,
-        what);
+    allReduce(count, type, out.base(), out.offset(), op, tag, deadlineNs, what);
     if (op == ReduceOp.AVG) {
       Reductions.divide(type, out.base(), out.offset(), count, size);
     }
+  }
+
+  /** The working buffer's all-reduce: cross-memory attach where the group agrees, else rings. */
+  private void allReduce(
+      long count,
+      DataType wire,
+      Object base,
+      long offset,
+      ReduceOp op,
+      PieceTag tag,
+      long deadlineNs,
+      String what) {
+    if (cma != null
+        && cma.covers(count * wire.sizeBytes())
+        && cma.run(base, offset, count, wire, op, tag, deadlineNs, what)) {
+      return;
+    }
+    run(CollectiveKind.ALL_REDUCE, count, -1, wire, base, offset, op, tag, deadlineNs, what);
+  }
+
+  /** True if large all-reduces of native memory read peers' buffers with cross-memory attach. */
+  boolean crossMemory() {
+    return cma != null;
+  }
+
+  /** How many all-reduces ran through cross-memory attach on this rank. */
+  long cmaCollectives() {
+    return cma == null ? 0 : cma.collectives();
   }
 
   void broadcast(HostMemory buffer, int root, PieceTag tag, long deadlineNs, String what) {
@@ -188,6 +199,9 @@ final class CpuCollectives implements AutoCloseable {
 
   @Override
   public void close() {
+    if (cma != null) {
+      cma.close();
+    }
     if (scratch != 0) {
       UNSAFE.freeMemory(scratch);
       scratch = 0;

@@ -71,8 +71,19 @@ public final class CpuProcessGroup implements ProcessGroup {
     this.recorder = new FlightRecorder(entries);
     this.plan = plan;
     ScheduleCache schedules = new ScheduleCache(rank, plan, config.channels(), config.slotBytes());
-    this.collectives = new CpuCollectives(rank, size, schedules, new ProgramRunner(links));
+    // Cross-memory attach is an all-reduce algorithm of its own: it runs only where the plan
+    // chooses (or DDP4J_ALGO=ring), not under a forced tree, one-shot, two-shot or hierarchical.
+    CmaAllReduce cma =
+        links.cma() == null || !cmaAllowed(env) ? null : new CmaAllReduce(links, links.cma());
+    ProgramRunner runner = new ProgramRunner(links, cma == null ? null : links.cma());
+    this.collectives = new CpuCollectives(rank, size, schedules, runner, cma);
     this.queue = new WorkQueue("ddp4j-cpu-progress-rank" + rank);
+  }
+
+  /** {@code DDP4J_ALGO} (fallback {@code NCCL_ALGO}) unset or {@code ring}. */
+  private static boolean cmaAllowed(Map<String, String> env) {
+    String v = env.getOrDefault("DDP4J_ALGO", env.getOrDefault("NCCL_ALGO", "")).trim();
+    return v.isEmpty() || v.equalsIgnoreCase("ring");
   }
 
   /** Joins the group: connects transports to every peer (collective over the group). */
@@ -122,17 +133,29 @@ public final class CpuProcessGroup implements ProcessGroup {
   }
 
   private void logRoutes(TransportConfig config) {
+    if (links.cmaRefused()) {
+      log.log(
+          DebugLog.Level.WARN,
+          "cross-memory attach off, all-reduces use the shared-memory rings: "
+              + links.cmaDecision());
+    } else if (links.cmaDecision() != null && log.enabled(DebugLog.Level.INFO)) {
+      log.log(DebugLog.Level.INFO, "cross-memory attach " + links.cmaDecision());
+    }
     if (!log.enabled(DebugLog.Level.INFO) || size == 1) {
       return;
     }
     int[][] rings = PlanCompiler.rings(plan, config.channels());
     for (int c = 0; c < rings.length; c++) {
       int next = RingOrder.next(rings[c], rank);
+      String route = links.route(next);
+      if (collectives.crossMemory()) {
+        route = route.replace("SHM", "SHM/CMA");
+      }
       log.log(
           DebugLog.Level.INFO,
           String.format(
               "Channel %02d/%02d : %d[%d] -> %d[%d] via %s",
-              c, rings.length, rank, rank, next, next, links.route(next)));
+              c, rings.length, rank, rank, next, next, route));
     }
     log.log(DebugLog.Level.INFO, "all-reduce algorithm by size: " + PlanSummary.bySize(plan));
   }
@@ -280,6 +303,15 @@ public final class CpuProcessGroup implements ProcessGroup {
           what + " #" + seq + " failed: " + e.getMessage() + "\n" + recorder.dump(rank));
       work.fail(e);
     }
+  }
+
+  /**
+   * How many all-reduces of this rank read peers' buffers with cross-memory attach (so tests and
+   * benchmarks can tell that it did not silently fall back to the rings). Read after a collective
+   * completed, from the thread that awaited it.
+   */
+  public long crossMemoryAllReduces() {
+    return collectives.cmaCollectives();
   }
 
   /** The flight recorder's dump: the last collectives of this rank with state and timings. */

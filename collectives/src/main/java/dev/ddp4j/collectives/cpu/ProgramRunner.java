@@ -9,6 +9,7 @@ import dev.ddp4j.DdpTimeoutException;
 import dev.ddp4j.PeerFailureException;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.collectives.reduce.Reductions;
+import dev.ddp4j.collectives.transport.CmaPeers;
 import dev.ddp4j.collectives.transport.Links;
 import dev.ddp4j.collectives.transport.PieceTag;
 import dev.ddp4j.collectives.transport.RecvPort;
@@ -35,6 +36,7 @@ final class ProgramRunner {
   private static final long CHECK_INTERVAL_NS = 1_000_000L;
 
   private final Links links;
+  private final CmaPeers cma; // null unless large all-reduces may read peers' buffers
   private final int rank;
   private final IdleWaiter waiter = new IdleWaiter();
   private final PieceTag received = new PieceTag();
@@ -48,8 +50,9 @@ final class ProgramRunner {
   // pass over the rings must find nothing before that counts as a failure.
   private boolean sawPeerGone;
 
-  ProgramRunner(Links links) {
+  ProgramRunner(Links links, CmaPeers cma) {
     this.links = links;
+    this.cma = cma;
     this.rank = links.rank();
     int n = links.size();
     this.stillNeeded = new boolean[n];
@@ -303,6 +306,7 @@ final class ProgramRunner {
   private void check(CompiledProgram p, PieceTag tag, long deadlineNs, long now, String what) {
     String prefix = what + " #" + tag.sequence + " on rank " + rank;
     int failedPeer = -1;
+    checkPosts(tag);
     markPeersStillNeeded(p);
     for (int peer = 0; peer < links.size(); peer++) {
       if (peer == rank) {
@@ -359,6 +363,29 @@ final class ProgramRunner {
             + " was waiting on ranks "
             + waitingOn,
         waitingOn);
+  }
+
+  /**
+   * A peer that called an all-reduce large enough for cross-memory attach posted its buffer and
+   * waits for this rank's post instead of sending pieces: its post names its side of a mismatch.
+   */
+  private void checkPosts(PieceTag tag) {
+    if (cma == null) {
+      return;
+    }
+    for (int peer = 0; peer < links.size(); peer++) {
+      long posted = peer == rank ? 0 : cma.posted(peer);
+      if (posted != tag.sequence + 1) {
+        continue;
+      }
+      long count = cma.postedCount(peer);
+      int meta = cma.postedMeta(peer);
+      // A peer one collective ahead may be rewriting its post: then these fields are not #seq's.
+      if (cma.postIsStill(peer, posted) && (meta != tag.meta || count != tag.count)) {
+        received.set(tag.sequence, count, meta);
+        throw mismatch(peer, tag);
+      }
+    }
   }
 
   /** Sets {@link #stillNeeded} for the peers of every unfinished step. */

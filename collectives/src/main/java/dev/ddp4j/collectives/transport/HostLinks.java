@@ -24,6 +24,7 @@ public final class HostLinks implements Links {
   private final long[] pidCheckedNs;
   private final boolean[] exited;
   private final String[] nodeOf; // [rank]: the node (shared-memory domain) it runs on
+  private final CmaPeers.Decision cma; // null when the group spans nodes or has one rank
 
   private HostLinks(
       int rank,
@@ -31,8 +32,10 @@ public final class HostLinks implements Links {
       TransportConfig config,
       ShmLinks shm,
       SocketLinks sockets,
-      String[] nodeOf) {
+      String[] nodeOf,
+      CmaPeers.Decision cma) {
     this.rank = rank;
+    this.cma = cma;
     this.nodeOf = nodeOf;
     this.size = size;
     this.config = config;
@@ -71,6 +74,10 @@ public final class HostLinks implements Links {
     int[] nodeRanks = sameNode.stream().mapToInt(Integer::intValue).toArray();
     ShmLinks shm = null;
     SocketLinks sockets = null;
+    // Before peers can probe this rank: under Yama ptrace_scope=1 they may read it only once it
+    // allowed them (the probe runs after every rank mapped every ring file).
+    boolean cma = nodeRanks.length == size && size > 1 && config.cmaWanted();
+    String yama = cma ? CrossMemory.allowPeersUnderYama() : null;
     try {
       if (nodeRanks.length > 1) {
         shm =
@@ -87,7 +94,11 @@ public final class HostLinks implements Links {
       if (nodeRanks.length < size) {
         sockets = SocketLinks.connect(store, keyPrefix, rank, size, nodeRanks, config, timeout);
       }
-      return new HostLinks(rank, size, config, shm, sockets, nodeOf);
+      CmaPeers.Decision decision =
+          shm != null && nodeRanks.length == size
+              ? CmaPeers.negotiate(store, keyPrefix, rank, size, shm, config, timeout, yama)
+              : null;
+      return new HostLinks(rank, size, config, shm, sockets, nodeOf, decision);
     } catch (RuntimeException e) {
       if (shm != null) {
         shm.close();
@@ -140,6 +151,24 @@ public final class HostLinks implements Links {
   /** What the hop from this rank to {@code peer} crosses, for route logs. */
   public String route(int peer) {
     return sendPorts[peer][0].route();
+  }
+
+  /**
+   * Cross-memory attach to every peer, or null: the group spans nodes, or some rank has it disabled
+   * or was refused by the kernel ({@link #cmaDecision()} says which).
+   */
+  public CmaPeers cma() {
+    return cma == null ? null : cma.peers();
+  }
+
+  /** Whether and why this group uses cross-memory attach, for the log; null if not applicable. */
+  public String cmaDecision() {
+    return cma == null ? null : cma.reason();
+  }
+
+  /** True when a rank tried cross-memory attach and the kernel refused (worth a warning). */
+  public boolean cmaRefused() {
+    return cma != null && cma.refused();
   }
 
   @Override
@@ -197,6 +226,9 @@ public final class HostLinks implements Links {
 
   @Override
   public void close() {
+    if (cma() != null) {
+      cma().close();
+    }
     if (shm != null) {
       shm.close();
     }

@@ -25,13 +25,16 @@ final class ShmLinks implements AutoCloseable {
   private final ShmSegment own;
   private final ShmSegment[] peers; // by local index; own file at localIndex
   private final long[] pids;
+  private final long probeWord; // native, read by peers' cross-memory attach probe
 
   private ShmLinks(
       int[] nodeRanks,
       int localIndex,
       ShmRingDescriptor layout,
       ShmSegment own,
-      ShmSegment[] peers) {
+      ShmSegment[] peers,
+      long probeWord) {
+    this.probeWord = probeWord;
     this.nodeRanks = nodeRanks;
     this.localIndex = localIndex;
     this.layout = layout;
@@ -66,6 +69,7 @@ final class ShmLinks implements AutoCloseable {
             + rank;
     ShmSegment own = ShmSegment.create(dir, fallbackDir, name, layout.fileBytes());
     ShmSegment[] segments = new ShmSegment[nodeRanks.length];
+    long probeWord = UNSAFE.allocateMemory(8);
     try {
       long base = own.address();
       UNSAFE.putInt(null, base + RANKS_OFFSET, layout.ranks());
@@ -73,6 +77,10 @@ final class ShmLinks implements AutoCloseable {
       UNSAFE.putInt(null, base + SLOTS_OFFSET, layout.slots());
       UNSAFE.putInt(null, base + SLOT_BYTES_OFFSET, layout.slotBytes());
       UNSAFE.putLong(null, base + PID_OFFSET, ProcessHandle.current().pid());
+      long probeValue = ThreadLocalRandom.current().nextLong() | 1;
+      UNSAFE.putLong(probeWord, probeValue);
+      UNSAFE.putLong(null, base + PROBE_ADDRESS_OFFSET, probeWord);
+      UNSAFE.putLong(null, base + PROBE_VALUE_OFFSET, probeValue);
       UNSAFE.putLongVolatile(null, base + MAGIC_OFFSET, MAGIC);
       store.set(keyPrefix + "shm/" + rank, own.path().toString().getBytes(StandardCharsets.UTF_8));
       segments[local] = own;
@@ -92,8 +100,9 @@ final class ShmLinks implements AutoCloseable {
       }
       store.wait(mapped, timeout);
       own.unlink(); // every peer holds a mapping now: nothing left to clean up after a crash
-      return new ShmLinks(nodeRanks, local, layout, own, segments);
+      return new ShmLinks(nodeRanks, local, layout, own, segments, probeWord);
     } catch (RuntimeException e) {
+      UNSAFE.freeMemory(probeWord);
       for (ShmSegment s : segments) {
         if (s != null && s != own) {
           s.close();
@@ -174,6 +183,11 @@ final class ShmLinks implements AutoCloseable {
     return UNSAFE.getLongVolatile(null, peers[indexOf(nodeRanks, peer)].address() + FAILED_OFFSET);
   }
 
+  /** The native address of {@code rank}'s control block (see {@link ShmRingDescriptor}). */
+  long control(int rank) {
+    return peers[indexOf(nodeRanks, rank)].address();
+  }
+
   /** The pid {@code peer} wrote into its file. */
   long pid(int peer) {
     return pids[indexOf(nodeRanks, peer)];
@@ -186,5 +200,6 @@ final class ShmLinks implements AutoCloseable {
         s.close();
       }
     }
+    UNSAFE.freeMemory(probeWord);
   }
 }

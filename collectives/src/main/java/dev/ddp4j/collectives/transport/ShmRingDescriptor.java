@@ -7,13 +7,21 @@ package dev.ddp4j.collectives.transport;
  *
  * <pre>
  * file /dev/shm/ddp4j-&lt;host&gt;-&lt;pid&gt;-&lt;random&gt;.r&lt;rank&gt; (owned by the receiving rank)
- * 0                                                              CONTROL_BYTES (256)
+ * 0                                                              CONTROL_BYTES (512)
  * +------------------------------------------------------------+
  * | 0 magic u64 | 8 ranks i32 | 12 channels i32 | 16 slots i32 |  written once at creation
  * | 20 slotBytes i32 | 64 owner pid u64                        |
  * | 128 started u64: sequence numbers this rank has begun, +1   |  owner writes, peers read
  * | 192 failed u64: 0, or sequence + 1 of a collective that    |  (who never arrived; abort)
  * |      failed here (peers fail theirs at once)               |
+ * | 256 probe address u64 | 264 probe value u64                |  cross-memory attach (CMA):
+ * |      (a word in the owner's heap that peers read once)     |  written once at creation
+ * | 320 posted u64: sequence + 1 of the collective whose       |  owner writes, peers read:
+ * |      buffer follows | 328 address u64 (0: none to read)   |  {@link CmaPeers}
+ * |      | 336 count u64 | 344 meta i32 | 352 reducedBase u64 |
+ * | 384 reduced u64: bytes of its blocks reduced, counted over |
+ * |      all collectives (reducedBase: the count at the post)  |
+ * | 448 gathered u64: sequence + 1 once done reading peers     |
  * +------------------------------------------------------------+
  * | ring(channel 0, from rank 0) | ring(0, 1) | ... | ring(channels-1, ranks-1) |
  * +------------------------------------------------------------+
@@ -33,8 +41,8 @@ package dev.ddp4j.collectives.transport;
  */
 public final class ShmRingDescriptor {
 
-  public static final long MAGIC = 0x6464703473686d31L; // "ddp4shm1"
-  public static final int CONTROL_BYTES = 256;
+  public static final long MAGIC = 0x6464703473686d32L; // "ddp4shm2"
+  public static final int CONTROL_BYTES = 512;
   public static final int MAGIC_OFFSET = 0;
   public static final int RANKS_OFFSET = 8;
   public static final int CHANNELS_OFFSET = 12;
@@ -43,6 +51,15 @@ public final class ShmRingDescriptor {
   public static final int PID_OFFSET = 64;
   public static final int STARTED_OFFSET = 128;
   public static final int FAILED_OFFSET = 192;
+  public static final int PROBE_ADDRESS_OFFSET = 256;
+  public static final int PROBE_VALUE_OFFSET = 264;
+  public static final int POSTED_OFFSET = 320;
+  public static final int POSTED_ADDRESS_OFFSET = 328;
+  public static final int POSTED_COUNT_OFFSET = 336;
+  public static final int POSTED_META_OFFSET = 344;
+  public static final int POSTED_REDUCED_BASE_OFFSET = 352;
+  public static final int REDUCED_OFFSET = 384;
+  public static final int GATHERED_OFFSET = 448;
 
   public static final int RING_HEADER = 256;
   public static final int HEAD_OFFSET = 0;

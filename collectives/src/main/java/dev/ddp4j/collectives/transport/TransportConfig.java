@@ -18,6 +18,11 @@ import java.util.Map;
  * @param socketLivenessMs {@code DDP4J_SOCKET_LIVENESS_MS}: a socket peer that sent nothing, not
  *     even a heartbeat, for this long counts as dead (its host vanished without closing its
  *     sockets); default 10000. Heartbeats go out every fifth of it.
+ * @param cmaDisabled {@code DDP4J_CMA_DISABLE=1}: never read peers' buffers with cross-memory
+ *     attach ({@link CrossMemory}), even where every rank of a group shares one node
+ * @param cmaMinBytes {@code DDP4J_CMA_MIN_BYTES}: the smallest all-reduce (in bytes) that reads
+ *     peers' buffers with cross-memory attach instead of passing pieces through the rings, the same
+ *     on every rank; default {@code off} ({@link #CMA_OFF})
  */
 public record TransportConfig(
     boolean shmDisabled,
@@ -27,11 +32,21 @@ public record TransportConfig(
     int slots,
     int channels,
     String socketInterface,
-    long socketLivenessMs) {
+    long socketLivenessMs,
+    boolean cmaDisabled,
+    long cmaMinBytes,
+    long cmaMaxBytes) {
 
   public static final int DEFAULT_SLOT_BYTES = 64 * 1024;
   public static final int DEFAULT_SLOTS = 8;
   public static final int DEFAULT_SOCKET_LIVENESS_MS = 10_000;
+
+  /**
+   * {@link #cmaMinBytes} when cross-memory attach is off, the default: on the 2-core machine it was
+   * measured on, the rings were as fast or faster at every size
+   * (bench/cpu-allreduce-vs-openmpi.md).
+   */
+  public static final long CMA_OFF = Long.MAX_VALUE;
 
   /** Reads the settings from {@code env}. */
   public static TransportConfig fromEnvironment(Map<String, String> env) {
@@ -58,6 +73,23 @@ public record TransportConfig(
               + livenessMs
               + " (expected: >= 250; a socket peer silent this long counts as dead)");
     }
+    boolean cmaDisabled = "1".equals(read(env, "DDP4J_CMA_DISABLE", null, "0").trim());
+    String minText = read(env, "DDP4J_CMA_MIN_BYTES", null, "off").trim();
+    long cmaMinBytes;
+    try {
+      cmaMinBytes = minText.equals("off") ? CMA_OFF : Long.parseLong(minText);
+    } catch (NumberFormatException e) {
+      cmaMinBytes = 0;
+    }
+    if (cmaMinBytes < 1) {
+      throw new ConfigException(
+          "DDP4J_CMA_MIN_BYTES=" + minText + " (expected: off, or a byte count >= 1)");
+    }
+    long cmaMaxBytes = longValue(env, "DDP4J_CMA_MAX_BYTES", Long.MAX_VALUE);
+    if (cmaMaxBytes < 1) {
+      throw new ConfigException(
+          "DDP4J_CMA_MAX_BYTES=" + cmaMaxBytes + " (expected: a byte count >= 1)");
+    }
     return new TransportConfig(
         disabled,
         dir,
@@ -66,7 +98,10 @@ public record TransportConfig(
         slots,
         channels,
         ifname,
-        livenessMs);
+        livenessMs,
+        cmaDisabled,
+        cmaMinBytes,
+        cmaMaxBytes);
   }
 
   private static String read(Map<String, String> env, String name, String ncclName, String dflt) {
@@ -75,6 +110,18 @@ public record TransportConfig(
       v = env.get(ncclName);
     }
     return v == null || v.isBlank() ? dflt : v;
+  }
+
+  private static long longValue(Map<String, String> env, String name, long dflt) {
+    String v = read(env, name, null, null);
+    if (v == null) {
+      return dflt;
+    }
+    try {
+      return Long.parseLong(v.trim());
+    } catch (NumberFormatException e) {
+      throw new ConfigException(name + "='" + v + "' is not an integer");
+    }
   }
 
   private static int intValue(Map<String, String> env, String name, String nccl, int dflt) {
@@ -87,6 +134,11 @@ public record TransportConfig(
     } catch (NumberFormatException e) {
       throw new ConfigException(name + "='" + v + "' is not an integer");
     }
+  }
+
+  /** True unless cross-memory attach is disabled or has no size to run at. */
+  public boolean cmaWanted() {
+    return !cmaDisabled && cmaMinBytes != CMA_OFF;
   }
 
   public ShmRingDescriptor ringLayout(int nodeRanks) {

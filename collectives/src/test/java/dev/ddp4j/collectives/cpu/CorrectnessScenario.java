@@ -18,17 +18,23 @@ import java.util.Random;
  * not divisible by the rank count and several slots long, in place and out of place, over every
  * storage, each checked against the sequential reference every rank computes from the same seeds.
  * Args: {@code quick} runs a subset (for the socket transport); {@code big} adds a 64 MiB
- * all-reduce.
+ * all-reduce; {@code mixed} gives each rank a different storage in the same collective (heap arrays
+ * on some ranks, native memory on others). Prints how many all-reduces read peers' buffers with
+ * cross-memory attach.
  */
 public final class CorrectnessScenario implements RankProcessMain.RankScenario {
 
   private int caseId;
+  private boolean mixed; // ranks use different storages in one collective (heap and native)
+  private int rank;
 
   @Override
   public void run(ProcessGroup pg, String[] args) {
     boolean quick = List.of(args).contains("quick");
     boolean big = List.of(args).contains("big");
+    mixed = List.of(args).contains("mixed");
     int n = pg.size();
+    rank = pg.rank();
     long[] sizes =
         quick
             ? new long[] {0, 1, 3L * n + 1, 40_001}
@@ -52,11 +58,18 @@ public final class CorrectnessScenario implements RankProcessMain.RankScenario {
     if (big) {
       bigAllReduce(pg);
     }
+    if (pg instanceof CpuProcessGroup) {
+      System.out.println(
+          "rank "
+              + pg.rank()
+              + " cross-memory all-reduces: "
+              + ((CpuProcessGroup) pg).crossMemoryAllReduces());
+    }
     System.out.println("rank " + pg.rank() + " passed " + caseId + " cases");
   }
 
   private HostBuffer.Storage storage() {
-    return HostBuffer.Storage.values()[caseId % 3];
+    return HostBuffer.Storage.values()[(caseId + (mixed ? rank : 0)) % 3];
   }
 
   private double[][] inputs(DataType type, int n, int count) {

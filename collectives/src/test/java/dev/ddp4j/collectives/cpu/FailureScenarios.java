@@ -20,7 +20,20 @@ final class FailureScenarios {
 
   private FailureScenarios() {}
 
-  /** The last rank never calls collective #1; the others must time out naming it. */
+  /** {@code n} floats: a heap array, or native memory if {@code args} contains {@code direct}. */
+  static HostBuffer floats(int n, String[] args) {
+    if (!List.of(args).contains("direct")) {
+      return HostBuffer.of(new float[n]);
+    }
+    return HostBuffer.of(
+        java.nio.ByteBuffer.allocateDirect(n * 4).order(java.nio.ByteOrder.nativeOrder()),
+        dev.ddp4j.DataType.FLOAT32);
+  }
+
+  /**
+   * The last rank never calls collective #1; the others must time out naming it. Args: {@code
+   * direct} for native buffers.
+   */
   public static final class Hang implements RankProcessMain.RankScenario {
     @Override
     public Duration timeout() {
@@ -39,7 +52,7 @@ final class FailureScenarios {
         pg.store().wait(checked, Duration.ofSeconds(60));
         return;
       }
-      var work = pg.allReduce(HostBuffer.of(new float[100]), ReduceOp.SUM);
+      var work = pg.allReduce(floats(100, args), ReduceOp.SUM);
       assertThatThrownBy(() -> work.await(Duration.ofSeconds(30)))
           .isInstanceOf(DdpTimeoutException.class)
           .hasMessageContaining("#1")
@@ -54,7 +67,10 @@ final class FailureScenarios {
     }
   }
 
-  /** Rank 1 dies between collectives; the others must fail within seconds, not at the timeout. */
+  /**
+   * Rank 1 dies between collectives; the others must fail within seconds, not at the timeout. Args:
+   * {@code direct} for native buffers.
+   */
   public static final class DeadPeer implements RankProcessMain.RankScenario {
     @Override
     public void run(ProcessGroup pg, String[] args) {
@@ -72,7 +88,7 @@ final class FailureScenarios {
       }
       pg.store().set("dead/past-barrier/" + pg.rank(), new byte[] {1});
       long start = System.nanoTime();
-      var work = pg.allReduce(HostBuffer.of(new float[1 << 20]), ReduceOp.SUM);
+      var work = pg.allReduce(floats(1 << 20, args), ReduceOp.SUM);
       assertThatThrownBy(work::await)
           .isInstanceOf(PeerFailureException.class)
           .hasMessageContaining("rank 1");
@@ -82,7 +98,10 @@ final class FailureScenarios {
     }
   }
 
-  /** Rank 1 calls allReduce with a different count, dtype or op (args[0]). */
+  /**
+   * Rank 1 calls allReduce with a different count, dtype or op (args[0]); args[1] {@code direct}
+   * uses native memory (cross-memory attach where the size allows).
+   */
   public static final class Mismatch implements RankProcessMain.RankScenario {
     @Override
     public void run(ProcessGroup pg, String[] args) {
@@ -94,17 +113,25 @@ final class FailureScenarios {
       String theirs;
       switch (args[0]) {
         case "count":
-          buffer = HostBuffer.of(new float[odd ? 2048 : 4096]);
+          buffer = floats(odd ? 2048 : 4096, args);
           ours = odd ? "2048 float32" : "4096 float32";
           theirs = odd ? "4096 float32" : "2048 float32";
           break;
         case "dtype":
-          buffer = odd ? HostBuffer.of(new int[4096]) : HostBuffer.of(new float[4096]);
+          buffer =
+              odd
+                  ? dev.ddp4j.testing.TypedValues.buffer(
+                      dev.ddp4j.DataType.INT32,
+                      new double[4096],
+                      List.of(args).contains("direct")
+                          ? HostBuffer.Storage.NIO
+                          : HostBuffer.Storage.ARRAY)
+                  : floats(4096, args);
           ours = odd ? "4096 int32" : "4096 float32";
           theirs = odd ? "4096 float32" : "4096 int32";
           break;
         default:
-          buffer = HostBuffer.of(new float[4096]);
+          buffer = floats(4096, args);
           op = odd ? ReduceOp.MAX : ReduceOp.SUM;
           ours = odd ? "with MAX" : "with SUM";
           theirs = odd ? "with SUM" : "with MAX";

@@ -10,16 +10,21 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The cpu group never hangs silently: timeouts, dead peers and mismatches, across processes. */
 class FailureTest {
 
-  @Test
-  void shouldTimeOutOnEveryLiveRankNamingTheRankThatNeverArrived() throws Exception {
-    List<Outcome> outcomes = RankProcesses.run(3, Map.of(), FailureScenarios.Hang.class, 120);
+  /** Forces cross-memory attach for every size (native buffers, ranks of one node). */
+  private static final Map<String, String> CMA_ALWAYS = Map.of("DDP4J_CMA_MIN_BYTES", "1");
+
+  @ParameterizedTest(name = "args: {0}")
+  @ValueSource(strings = {"heap", "direct"})
+  void shouldTimeOutOnEveryLiveRankNamingTheRankThatNeverArrived(String buffers) throws Exception {
+    List<Outcome> outcomes =
+        RankProcesses.run(3, CMA_ALWAYS, FailureScenarios.Hang.class, 120, buffers);
     String all = RankProcesses.describe(outcomes);
     for (Outcome o : outcomes) {
       assertThat(o.exitStatus()).as(all).isZero();
@@ -29,12 +34,16 @@ class FailureTest {
     assertThat(all).contains("flight recorder of rank").contains("allReduce of 100 float32");
   }
 
-  @ParameterizedTest(name = "shm disabled: {0}")
-  @ValueSource(strings = {"0", "1"})
-  void shouldFailWithinSecondsWhenAPeerDies(String shmDisabled) throws Exception {
+  @ParameterizedTest(name = "shm disabled: {0}, buffers: {1}")
+  @CsvSource({"0, heap", "1, heap", "0, direct"})
+  void shouldFailWithinSecondsWhenAPeerDies(String shmDisabled, String buffers) throws Exception {
     List<Outcome> outcomes =
         RankProcesses.run(
-            3, Map.of("DDP4J_SHM_DISABLE", shmDisabled), FailureScenarios.DeadPeer.class, 120);
+            3,
+            Map.of("DDP4J_SHM_DISABLE", shmDisabled, "DDP4J_CMA_MIN_BYTES", "1"),
+            FailureScenarios.DeadPeer.class,
+            120,
+            buffers);
     String all = RankProcesses.describe(outcomes);
     assertThat(outcomes.get(1).exitStatus()).as(all).isEqualTo(7);
     assertThat(outcomes.get(0).exitStatus()).as(all).isZero();
@@ -46,11 +55,31 @@ class FailureTest {
     }
   }
 
-  @ParameterizedTest(name = "different {0}")
-  @ValueSource(strings = {"count", "dtype", "op"})
-  void shouldNameBothSidesWhenRanksCallDifferentCollectives(String what) throws Exception {
+  /**
+   * heap: pieces over the rings; direct with min bytes 1: both sides post their buffers for
+   * cross-memory attach; direct with min bytes 12000: the 4096-float side posts, the 2048-float
+   * side sends pieces, and each must still name both.
+   */
+  @ParameterizedTest(name = "different {0}, {1} buffers, cma from {2} bytes")
+  @CsvSource({
+    "count, heap, 1",
+    "dtype, heap, 1",
+    "op, heap, 1",
+    "count, direct, 1",
+    "dtype, direct, 1",
+    "op, direct, 1",
+    "count, direct, 12000",
+  })
+  void shouldNameBothSidesWhenRanksCallDifferentCollectives(
+      String what, String buffers, String cmaMinBytes) throws Exception {
     List<Outcome> outcomes =
-        RankProcesses.run(2, Map.of(), FailureScenarios.Mismatch.class, 120, what);
+        RankProcesses.run(
+            2,
+            Map.of("DDP4J_CMA_MIN_BYTES", cmaMinBytes),
+            FailureScenarios.Mismatch.class,
+            120,
+            what,
+            buffers);
     String all = RankProcesses.describe(outcomes);
     for (Outcome o : outcomes) {
       assertThat(o.exitStatus()).as(all).isZero();

@@ -1,0 +1,243 @@
+package dev.ddp4j.collectives.transport;
+
+import static dev.ddp4j.collectives.reduce.UnsafeMemory.UNSAFE;
+import static dev.ddp4j.collectives.transport.ShmRingDescriptor.*;
+
+import dev.ddp4j.ConfigException;
+import dev.ddp4j.Store;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * Cross-memory attach between the ranks of a group that all share one node: each rank posts the
+ * address of its working buffer for a collective in its shared-memory control block ({@link
+ * ShmRingDescriptor}: posted, reduced, gathered), and peers copy from it with {@link CrossMemory}
+ * (one kernel copy) instead of passing pieces through the rings (two copies). Exists only where
+ * every rank passed the probe at group creation; used by the progress thread only.
+ */
+public final class CmaPeers implements AutoCloseable {
+
+  private final int rank;
+  private final long[] control; // [rank] native address of its control block
+  private final int[] pids;
+  private final long minBytes;
+  private final long maxBytes;
+  private final CrossMemory memory = new CrossMemory();
+  private long reducedBytes; // of this rank's blocks, over all collectives: only grows
+
+  private CmaPeers(int rank, long[] control, int[] pids, long minBytes, long maxBytes) {
+    this.maxBytes = maxBytes;
+    this.rank = rank;
+    this.control = control;
+    this.pids = pids;
+    this.minBytes = minBytes;
+  }
+
+  /** The outcome of {@link #negotiate}: the peers (null when off) and the decision in words. */
+  record Decision(CmaPeers peers, String reason, boolean refused) {}
+
+  /**
+   * Decides, collectively over a group whose {@code size} ranks all share this node through {@code
+   * shm}, whether it uses cross-memory attach: each rank reads every peer's probe word unless it is
+   * disabled or cannot, publishes the outcome in the store, and the group uses CMA only if every
+   * rank could ({@code refused}: some rank tried and the kernel said no).
+   */
+  static Decision negotiate(
+      Store store,
+      String keyPrefix,
+      int rank,
+      int size,
+      ShmLinks shm,
+      TransportConfig config,
+      Duration timeout,
+      String yama) {
+    String mine = probe(rank, size, shm, config);
+    store.set(
+        keyPrefix + "cma/" + rank,
+        (config.cmaMinBytes() + " " + config.cmaMaxBytes() + " " + mine)
+            .getBytes(StandardCharsets.UTF_8));
+    String refusal = null;
+    boolean tried = true;
+    for (int r = 0; r < size; r++) {
+      String[] said =
+          new String(store.get(keyPrefix + "cma/" + r, timeout), StandardCharsets.UTF_8)
+              .split(" ", 3);
+      if (Long.parseLong(said[0]) != config.cmaMinBytes()
+          || Long.parseLong(said[1]) != config.cmaMaxBytes()) {
+        throw new ConfigException(
+            "DDP4J_CMA_MIN_BYTES / DDP4J_CMA_MAX_BYTES are "
+                + text(Long.parseLong(said[0]))
+                + " / "
+                + said[1]
+                + " on rank "
+                + r
+                + " but "
+                + text(config.cmaMinBytes())
+                + " / "
+                + config.cmaMaxBytes()
+                + " on rank "
+                + rank
+                + " (set the same values on every rank)");
+      }
+      if (!said[2].equals("ok") && refusal == null) {
+        refusal = said[2];
+        tried = !said[2].startsWith("off:");
+      }
+    }
+    String note = yama == null ? "" : " (" + yama + ")";
+    if (refusal != null) {
+      return new Decision(null, refusal + note, tried);
+    }
+    long[] control = new long[size];
+    int[] pids = new int[size];
+    for (int r = 0; r < size; r++) {
+      control[r] = shm.control(r);
+      pids[r] = (int) shm.pid(r);
+    }
+    return new Decision(
+        new CmaPeers(rank, control, pids, config.cmaMinBytes(), config.cmaMaxBytes()),
+        "on for all-reduces of at least " + config.cmaMinBytes() + " bytes of native memory" + note,
+        false);
+  }
+
+  private static String text(long minBytes) {
+    return minBytes == TransportConfig.CMA_OFF ? "off" : Long.toString(minBytes);
+  }
+
+  /** "ok", "off: why" (not tried), or why this rank cannot read a peer's memory. */
+  private static String probe(int rank, int size, ShmLinks shm, TransportConfig config) {
+    if (config.cmaDisabled()) {
+      return "off: DDP4J_CMA_DISABLE=1 on rank " + rank;
+    }
+    if (config.cmaMinBytes() == TransportConfig.CMA_OFF) {
+      return "off: DDP4J_CMA_MIN_BYTES is off (the default) on rank " + rank;
+    }
+    if (CrossMemory.unavailable() != null) {
+      return "off: " + CrossMemory.unavailable() + " on rank " + rank;
+    }
+    long word = UNSAFE.allocateMemory(8);
+    try (CrossMemory memory = new CrossMemory()) {
+      for (int peer = 0; peer < size; peer++) {
+        if (peer == rank) {
+          continue;
+        }
+        long control = shm.control(peer);
+        UNSAFE.putLong(word, 0);
+        int errno =
+            memory.read(
+                (int) shm.pid(peer),
+                UNSAFE.getLongVolatile(null, control + PROBE_ADDRESS_OFFSET),
+                word,
+                8);
+        if (errno != 0 || UNSAFE.getLong(word) != UNSAFE.getLong(control + PROBE_VALUE_OFFSET)) {
+          return "rank "
+              + rank
+              + " cannot read rank "
+              + peer
+              + "'s memory (pid "
+              + shm.pid(peer)
+              + "): "
+              + (errno != 0 ? CrossMemory.explain(errno) : "it read a different value");
+        }
+      }
+      return "ok";
+    } finally {
+      UNSAFE.freeMemory(word);
+    }
+  }
+
+  /** True if an all-reduce of {@code bytes} reads peers' buffers (where all are native). */
+  public boolean covers(long bytes) {
+    return bytes >= minBytes && bytes <= maxBytes;
+  }
+
+  /**
+   * Posts this rank's working buffer for collective {@code sequence}: {@code address} 0 says it has
+   * none peers could read (heap memory, which the GC moves), so the group takes the rings.
+   */
+  public void post(long sequence, long address, long count, int meta) {
+    long c = control[rank];
+    // Seqlock: the sequence drops to 0 before the fields change, so a peer that read the previous
+    // post's sequence, then fields, then the sequence again sees a change when the fields it read
+    // may belong to this post (see postIsStill).
+    UNSAFE.putLongVolatile(null, c + POSTED_OFFSET, 0);
+    UNSAFE.putLong(c + POSTED_REDUCED_BASE_OFFSET, reducedBytes);
+    UNSAFE.putLong(c + POSTED_ADDRESS_OFFSET, address);
+    UNSAFE.putLong(c + POSTED_COUNT_OFFSET, count);
+    UNSAFE.putInt(c + POSTED_META_OFFSET, meta);
+    UNSAFE.putOrderedLong(null, c + POSTED_OFFSET, sequence + 1); // release: the fields first
+  }
+
+  /** Sequence + 1 of the last collective {@code peer} posted a buffer for. */
+  public long posted(int peer) {
+    return UNSAFE.getLongVolatile(null, control[peer] + POSTED_OFFSET);
+  }
+
+  /**
+   * True when {@code peer}'s post is still {@code posted} (as {@link #posted} returned it before
+   * the fields were read): the fields read in between belong to that post.
+   */
+  public boolean postIsStill(int peer, long posted) {
+    java.lang.invoke.VarHandle.loadLoadFence();
+    return posted(peer) == posted;
+  }
+
+  /** The buffer address {@code peer} posted (read after {@link #posted} said it is there). */
+  public long postedAddress(int peer) {
+    return UNSAFE.getLong(control[peer] + POSTED_ADDRESS_OFFSET);
+  }
+
+  public long postedCount(int peer) {
+    return UNSAFE.getLong(control[peer] + POSTED_COUNT_OFFSET);
+  }
+
+  public int postedMeta(int peer) {
+    return UNSAFE.getInt(control[peer] + POSTED_META_OFFSET);
+  }
+
+  /**
+   * Says that {@code bytes} more of this rank's block are reduced (peers may copy them): the
+   * reduced count only grows, over all collectives, so no reset races with a slow reader.
+   */
+  public void reduced(long bytes) {
+    reducedBytes += bytes;
+    UNSAFE.putOrderedLong(null, control[rank] + REDUCED_OFFSET, reducedBytes);
+  }
+
+  /**
+   * Bytes of its blocks {@code peer} reduced over all collectives: those of the current one are
+   * this minus {@link #postedReducedBase}.
+   */
+  public long reducedBy(int peer) {
+    return UNSAFE.getLongVolatile(null, control[peer] + REDUCED_OFFSET);
+  }
+
+  /** {@link #reducedBy} {@code peer} when it posted its buffer for the current collective. */
+  public long postedReducedBase(int peer) {
+    return UNSAFE.getLong(control[peer] + POSTED_REDUCED_BASE_OFFSET);
+  }
+
+  /** Says that this rank has read all it needs of its peers' buffers for {@code sequence}. */
+  public void gathered(long sequence) {
+    UNSAFE.putOrderedLong(null, control[rank] + GATHERED_OFFSET, sequence + 1);
+  }
+
+  /** Sequence + 1 of the last collective for which {@code peer} stopped reading this rank. */
+  public long gatheredBy(int peer) {
+    return UNSAFE.getLongVolatile(null, control[peer] + GATHERED_OFFSET);
+  }
+
+  /**
+   * Copies {@code lengthBytes} at {@code remote} in {@code peer}'s memory to native {@code local}.
+   *
+   * @return 0, or the errno (see {@link CrossMemory#read} and {@link CrossMemory#explain})
+   */
+  public int read(int peer, long remote, long local, long lengthBytes) {
+    return memory.read(pids[peer], remote, local, lengthBytes);
+  }
+
+  @Override
+  public void close() {
+    memory.close();
+  }
+}
