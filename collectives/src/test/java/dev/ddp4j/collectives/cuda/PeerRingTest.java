@@ -6,6 +6,7 @@ import dev.ddp4j.collectives.cuda.PeerRouting.Hop;
 import dev.ddp4j.collectives.cuda.PeerRouting.Mode;
 import dev.ddp4j.collectives.cuda.PeerRouting.RankPeer;
 import dev.ddp4j.collectives.cuda.PeerRouting.Transport;
+import dev.ddp4j.testing.Permutations;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -174,31 +175,8 @@ class PeerRingTest {
       if (ok) {
         return true;
       }
-    } while (nextPermutation(order));
+    } while (Permutations.next(order, 0));
     return false;
-  }
-
-  private static boolean nextPermutation(int[] a) {
-    int i = a.length - 2;
-    while (i >= 0 && a[i] >= a[i + 1]) {
-      i--;
-    }
-    if (i < 0) {
-      return false;
-    }
-    int j = a.length - 1;
-    while (a[j] <= a[i]) {
-      j--;
-    }
-    int t = a[i];
-    a[i] = a[j];
-    a[j] = t;
-    for (int l = i + 1, r = a.length - 1; l < r; l++, r--) {
-      t = a[l];
-      a[l] = a[r];
-      a[r] = t;
-    }
-    return true;
   }
 
   @Test

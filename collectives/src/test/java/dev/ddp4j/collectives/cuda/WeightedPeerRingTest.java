@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ddp4j.collectives.topology.NcclTopoXmlReader;
 import dev.ddp4j.collectives.topology.Topology;
+import dev.ddp4j.testing.Permutations;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -114,31 +115,7 @@ class WeightedPeerRingTest {
       if (ok) {
         best = Math.max(best, bottleneck(order, gbps));
       }
-    } while (nextPermutation(order, 1));
+    } while (Permutations.next(order, 1));
     return best;
-  }
-
-  /** Next lexicographic permutation of order[from..], false after the last. */
-  private static boolean nextPermutation(int[] a, int from) {
-    int i = a.length - 2;
-    while (i >= from && a[i] >= a[i + 1]) {
-      i--;
-    }
-    if (i < from) {
-      return false;
-    }
-    int j = a.length - 1;
-    while (a[j] <= a[i]) {
-      j--;
-    }
-    int tmp = a[i];
-    a[i] = a[j];
-    a[j] = tmp;
-    for (int l = i + 1, r = a.length - 1; l < r; l++, r--) {
-      tmp = a[l];
-      a[l] = a[r];
-      a[r] = tmp;
-    }
-    return true;
   }
 }
