@@ -254,18 +254,7 @@ final class CmaAllReduce implements AutoCloseable {
   }
 
   private CollectiveMismatchException mismatch(int peer, PieceTag ours) {
-    return new CollectiveMismatchException(
-        CollectiveMeta.describe(ours.meta, ours.count).replaceFirst(" ", " #" + ours.sequence + " ")
-            + " on rank "
-            + rank
-            + ", but rank "
-            + peer
-            + " called "
-            + CollectiveMeta.describe(received.meta, received.count)
-            + " #"
-            + received.sequence
-            + " (every rank must call the same collectives in the same order with the same"
-            + " count, dtype, op and root)");
+    return CollectiveMeta.mismatch(rank, ours, peer, received);
   }
 
   @Override

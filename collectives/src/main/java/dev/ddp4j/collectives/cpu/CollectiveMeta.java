@@ -1,7 +1,9 @@
 package dev.ddp4j.collectives.cpu;
 
+import dev.ddp4j.CollectiveMismatchException;
 import dev.ddp4j.DataType;
 import dev.ddp4j.ReduceOp;
+import dev.ddp4j.collectives.transport.PieceTag;
 
 /**
  * A collective's identity packed into the 32-bit {@code meta} of every piece header, so receivers
@@ -51,5 +53,21 @@ final class CollectiveMeta {
       sb.append(" from root ").append(root);
     }
     return sb.toString();
+  }
+
+  /** The error of a rank whose collective {@code ours} met a peer's {@code theirs}: both named. */
+  static CollectiveMismatchException mismatch(int rank, PieceTag ours, int peer, PieceTag theirs) {
+    return new CollectiveMismatchException(
+        describe(ours.meta, ours.count).replaceFirst(" ", " #" + ours.sequence + " ")
+            + " on rank "
+            + rank
+            + ", but rank "
+            + peer
+            + " called "
+            + describe(theirs.meta, theirs.count)
+            + " #"
+            + theirs.sequence
+            + " (every rank must call the same collectives in the same order with the same"
+            + " count, dtype, op and root)");
   }
 }
