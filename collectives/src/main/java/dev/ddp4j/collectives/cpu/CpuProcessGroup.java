@@ -134,8 +134,9 @@ public final class CpuProcessGroup implements ProcessGroup {
 
   private void logRoutes(TransportConfig config) {
     if (links.cmaRefused()) {
+      // Asked for, a refusal is a warning; under the default window the rings are nearly as fast.
       log.log(
-          DebugLog.Level.WARN,
+          config.cmaRequested() ? DebugLog.Level.WARN : DebugLog.Level.INFO,
           "cross-memory attach off, all-reduces use the shared-memory rings: "
               + links.cmaDecision());
     } else if (links.cmaDecision() != null && log.enabled(DebugLog.Level.INFO)) {

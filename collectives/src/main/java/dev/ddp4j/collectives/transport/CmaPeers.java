@@ -110,7 +110,7 @@ public final class CmaPeers implements AutoCloseable {
       return "off: DDP4J_CMA_DISABLE=1 on rank " + rank;
     }
     if (config.cmaMinBytes() == TransportConfig.CMA_OFF) {
-      return "off: DDP4J_CMA_MIN_BYTES is off (the default) on rank " + rank;
+      return "off: DDP4J_CMA_MIN_BYTES=off on rank " + rank;
     }
     if (CrossMemory.unavailable() != null) {
       return "off: " + CrossMemory.unavailable() + " on rank " + rank;

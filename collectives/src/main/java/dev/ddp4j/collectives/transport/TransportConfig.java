@@ -22,7 +22,11 @@ import java.util.Map;
  *     attach ({@link CrossMemory}), even where every rank of a group shares one node
  * @param cmaMinBytes {@code DDP4J_CMA_MIN_BYTES}: the smallest all-reduce (in bytes) that reads
  *     peers' buffers with cross-memory attach instead of passing pieces through the rings, the same
- *     on every rank; default {@code off} ({@link #CMA_OFF})
+ *     on every rank; default 8 MiB ({@link #DEFAULT_CMA_MIN_BYTES}), {@code off} ({@link #CMA_OFF})
+ *     for never
+ * @param cmaMaxBytes {@code DDP4J_CMA_MAX_BYTES}: the largest such all-reduce; default 16 MiB
+ * @param cmaRequested {@code DDP4J_CMA_MIN_BYTES} was set: a kernel that refuses is then worth a
+ *     warning, where under the default it is only logged at INFO
  */
 public record TransportConfig(
     boolean shmDisabled,
@@ -35,18 +39,25 @@ public record TransportConfig(
     long socketLivenessMs,
     boolean cmaDisabled,
     long cmaMinBytes,
-    long cmaMaxBytes) {
+    long cmaMaxBytes,
+    boolean cmaRequested) {
 
   public static final int DEFAULT_SLOT_BYTES = 64 * 1024;
   public static final int DEFAULT_SLOTS = 8;
   public static final int DEFAULT_SOCKET_LIVENESS_MS = 10_000;
 
-  /**
-   * {@link #cmaMinBytes} when cross-memory attach is off, the default: on the 2-core machine it was
-   * measured on, the rings were as fast or faster at every size
-   * (bench/cpu-allreduce-vs-openmpi.md).
-   */
+  /** {@link #cmaMinBytes} when cross-memory attach is off ({@code DDP4J_CMA_MIN_BYTES=off}). */
   public static final long CMA_OFF = Long.MAX_VALUE;
+
+  /**
+   * The default window of cross-memory attach, 8 MiB to 16 MiB: there it beat the rings on both
+   * machines it was measured on (by 15-20 % on a 16-core host; 1.01-1.08x OpenMPI against the
+   * rings' 0.92-0.97x on the 2-core one); at 2-4 MiB and from 32 MiB the rings were as fast or
+   * faster on one of them (bench/cpu-allreduce-vs-openmpi.md).
+   */
+  public static final long DEFAULT_CMA_MIN_BYTES = 8L << 20;
+
+  public static final long DEFAULT_CMA_MAX_BYTES = 16L << 20;
 
   /** Reads the settings from {@code env}. */
   public static TransportConfig fromEnvironment(Map<String, String> env) {
@@ -74,7 +85,9 @@ public record TransportConfig(
               + " (expected: >= 250; a socket peer silent this long counts as dead)");
     }
     boolean cmaDisabled = "1".equals(read(env, "DDP4J_CMA_DISABLE", null, "0").trim());
-    String minText = read(env, "DDP4J_CMA_MIN_BYTES", null, "off").trim();
+    String minText =
+        read(env, "DDP4J_CMA_MIN_BYTES", null, Long.toString(DEFAULT_CMA_MIN_BYTES)).trim();
+    boolean cmaRequested = env.get("DDP4J_CMA_MIN_BYTES") != null;
     long cmaMinBytes;
     try {
       cmaMinBytes = minText.equals("off") ? CMA_OFF : Long.parseLong(minText);
@@ -85,7 +98,7 @@ public record TransportConfig(
       throw new ConfigException(
           "DDP4J_CMA_MIN_BYTES=" + minText + " (expected: off, or a byte count >= 1)");
     }
-    long cmaMaxBytes = longValue(env, "DDP4J_CMA_MAX_BYTES", Long.MAX_VALUE);
+    long cmaMaxBytes = longValue(env, "DDP4J_CMA_MAX_BYTES", DEFAULT_CMA_MAX_BYTES);
     if (cmaMaxBytes < 1) {
       throw new ConfigException(
           "DDP4J_CMA_MAX_BYTES=" + cmaMaxBytes + " (expected: a byte count >= 1)");
@@ -101,7 +114,8 @@ public record TransportConfig(
         livenessMs,
         cmaDisabled,
         cmaMinBytes,
-        cmaMaxBytes);
+        cmaMaxBytes,
+        cmaRequested);
   }
 
   private static String read(Map<String, String> env, String name, String ncclName, String dflt) {

@@ -35,20 +35,13 @@ class CrossMemoryAllReduceTest {
     "3, 0, 1, quick, 4000",
     "2, 1, 1, quick, 9223372036854775807",
     "2, 0, off, quick, 9223372036854775807",
+    "2, 0, default, big, default",
   })
   void shouldMatchTheReferenceReadingPeersBuffers(
       int ranks, String disabled, String minBytes, String mode, String maxBytes) throws Exception {
     List<Outcome> outcomes =
         RankProcesses.run(
-            ranks,
-            Map.of(
-                "DDP4J_CMA_DISABLE", disabled,
-                "DDP4J_CMA_MIN_BYTES", minBytes,
-                "DDP4J_CMA_MAX_BYTES", maxBytes,
-                "DDP4J_DEBUG", "INFO"),
-            CorrectnessScenario.class,
-            240,
-            mode);
+            ranks, env(disabled, minBytes, maxBytes), CorrectnessScenario.class, 240, mode);
     String all = RankProcesses.describe(outcomes);
     boolean on = disabled.equals("0") && !minBytes.equals("off");
     Matcher refused = REFUSED.matcher(all);
@@ -78,8 +71,22 @@ class CrossMemoryAllReduceTest {
               "cross-memory attach off: "
                   + (disabled.equals("1")
                       ? "DDP4J_CMA_DISABLE=1 on rank"
-                      : "DDP4J_CMA_MIN_BYTES is off (the default)"));
+                      : "DDP4J_CMA_MIN_BYTES=off on rank"));
     }
+  }
+
+  /** "default" leaves a bound unset: the default window, 8 MiB to 16 MiB (the 12 MiB call). */
+  private static Map<String, String> env(String disabled, String minBytes, String maxBytes) {
+    Map<String, String> env = new java.util.HashMap<>();
+    env.put("DDP4J_CMA_DISABLE", disabled);
+    env.put("DDP4J_DEBUG", "INFO");
+    if (!minBytes.equals("default")) {
+      env.put("DDP4J_CMA_MIN_BYTES", minBytes);
+    }
+    if (!maxBytes.equals("default")) {
+      env.put("DDP4J_CMA_MAX_BYTES", maxBytes);
+    }
+    return env;
   }
 
   private static long crossMemoryAllReduces(Outcome o, String all) {
