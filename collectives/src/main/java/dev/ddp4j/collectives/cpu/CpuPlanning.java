@@ -40,7 +40,7 @@ final class CpuPlanning {
    * Plans for this group and checks that rank 0 planned the same.
    *
    * @param nodeOfRank the host identity of every rank, as the transport saw it
-   * @param channels the transport's channels: the most rings the plan may use
+   * @param options what {@link #options} read from the environment
    * @param sysRoot where sysfs is ({@code /sys})
    * @throws CollectiveMismatchException when rank 0's plan differs, naming both digests and the
    *     settings that feed the planner
@@ -50,8 +50,7 @@ final class CpuPlanning {
       String keyPrefix,
       int rank,
       List<String> nodeOfRank,
-      int channels,
-      Map<String, String> env,
+      PlannerOptions options,
       Path sysRoot,
       Duration timeout,
       DebugLog log) {
@@ -86,7 +85,6 @@ final class CpuPlanning {
         devices[ranks.get(i)] = firstDevice[h] + i;
       }
     }
-    PlannerOptions options = options(env, channels, log);
     Plan plan = Planner.plan(job, devices, options, Algorithm.chosenOnCpus(nodeOfRank.size()));
     if (options.forced().isPresent()
         && plan.table().stream().anyMatch(p -> p.chosen() != options.forced().get())) {

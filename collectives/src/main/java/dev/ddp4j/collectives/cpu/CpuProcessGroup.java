@@ -11,9 +11,11 @@ import dev.ddp4j.TensorBuffer;
 import dev.ddp4j.Work;
 import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.cpu.CollectiveMeta.Kind;
+import dev.ddp4j.collectives.plan.Algorithm;
 import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.plan.PlanCompiler;
 import dev.ddp4j.collectives.plan.PlanSummary;
+import dev.ddp4j.collectives.plan.PlannerOptions;
 import dev.ddp4j.collectives.reduce.HostMemory;
 import dev.ddp4j.collectives.reduce.Reductions;
 import dev.ddp4j.collectives.transport.HostLinks;
@@ -59,6 +61,7 @@ public final class CpuProcessGroup implements ProcessGroup {
       HostLinks links,
       TransportConfig config,
       Plan plan,
+      boolean cmaAllowed,
       DebugLog log,
       Map<String, String> env) {
     this.rank = worker.rank();
@@ -71,19 +74,11 @@ public final class CpuProcessGroup implements ProcessGroup {
     this.recorder = new FlightRecorder(entries);
     this.plan = plan;
     ScheduleCache schedules = new ScheduleCache(rank, plan, config.channels(), config.slotBytes());
-    // Cross-memory attach is an all-reduce algorithm of its own: it runs only where the plan
-    // chooses (or DDP4J_ALGO=ring), not under a forced tree, one-shot, two-shot or hierarchical.
     CmaAllReduce cma =
-        links.cma() == null || !cmaAllowed(env) ? null : new CmaAllReduce(links, links.cma());
+        links.cma() == null || !cmaAllowed ? null : new CmaAllReduce(links, links.cma());
     ProgramRunner runner = new ProgramRunner(links, cma == null ? null : links.cma());
     this.collectives = new CpuCollectives(rank, size, schedules, runner, cma);
     this.queue = new WorkQueue("ddp4j-cpu-progress-rank" + rank);
-  }
-
-  /** {@code DDP4J_ALGO} (fallback {@code NCCL_ALGO}) unset or {@code ring}. */
-  private static boolean cmaAllowed(Map<String, String> env) {
-    String v = env.getOrDefault("DDP4J_ALGO", env.getOrDefault("NCCL_ALGO", "")).trim();
-    return v.isEmpty() || v.equalsIgnoreCase("ring");
   }
 
   /** Joins the group: connects transports to every peer (collective over the group). */
@@ -108,26 +103,22 @@ public final class CpuProcessGroup implements ProcessGroup {
     HostLinks links =
         HostLinks.connect(store, prefix, worker.rank(), worker.worldSize(), config, timeout);
     DebugLog log = new DebugLog(env, worker.rank());
+    PlannerOptions options = CpuPlanning.options(env, config.channels(), log);
     Plan plan;
     try {
       plan =
           CpuPlanning.agree(
-              store,
-              prefix,
-              worker.rank(),
-              links.nodes(),
-              config.channels(),
-              env,
-              Path.of("/sys"),
-              timeout,
-              log);
+              store, prefix, worker.rank(), links.nodes(), options, Path.of("/sys"), timeout, log);
     } catch (RuntimeException e) {
       links.close();
       throw e;
     }
     Reductions.warmUpInBackground();
+    // Cross-memory attach is an all-reduce algorithm of its own: it runs only where the plan
+    // chooses (or DDP4J_ALGO=ring), not under a forced tree, one-shot, two-shot or hierarchical.
+    boolean cmaAllowed = options.forced().map(a -> a == Algorithm.RING).orElse(true);
     CpuProcessGroup group =
-        new CpuProcessGroup(worker, store, timeout, links, config, plan, log, env);
+        new CpuProcessGroup(worker, store, timeout, links, config, plan, cmaAllowed, log, env);
     group.logRoutes(config);
     return group;
   }

@@ -25,7 +25,7 @@ final class LinkBandwidths {
   static double[][] agree(Store store, String prefix, int rank, String[] busIds, Duration timeout) {
     String key = prefix + "/gbps";
     if (rank == 0) {
-      store.set(key, encode(fromTopology(discovered(), busIds)).getBytes(StandardCharsets.UTF_8));
+      store.set(key, encode(fromTopology(hostTopology(), busIds)).getBytes(StandardCharsets.UTF_8));
     }
     return decode(new String(store.get(key, timeout), StandardCharsets.UTF_8), busIds.length);
   }
@@ -57,11 +57,15 @@ final class LinkBandwidths {
     return -1;
   }
 
-  private static Topology discovered() {
+  /**
+   * This host's topology as discovery (or {@code DDP4J_TOPO_FILE}) finds it, or null where that
+   * fails: then every ring through peer pairs counts as equal, and route lines name no path.
+   */
+  static Topology hostTopology() {
     try {
       return TopologyDiscovery.discover(1).topology();
     } catch (RuntimeException | LinkageError e) {
-      return null; // no topology: every ring through peer pairs counts as equal
+      return null;
     }
   }
 

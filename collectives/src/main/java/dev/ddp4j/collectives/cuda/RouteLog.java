@@ -4,7 +4,6 @@ import dev.ddp4j.collectives.cpu.DebugLog;
 import dev.ddp4j.collectives.topology.PathType;
 import dev.ddp4j.collectives.topology.Route;
 import dev.ddp4j.collectives.topology.Topology;
-import dev.ddp4j.collectives.topology.TopologyDiscovery;
 import dev.ddp4j.collectives.transport.TransportConfig;
 import java.util.Locale;
 import java.util.Map;
@@ -42,10 +41,8 @@ final class RouteLog {
 
   /** Paths between this host's GPUs as the topology shows them; null paths where it fails. */
   private static CudaRouteLines.Paths discovered() {
-    Topology t;
-    try {
-      t = TopologyDiscovery.discover(1).topology();
-    } catch (RuntimeException | LinkageError e) {
+    Topology t = LinkBandwidths.hostTopology();
+    if (t == null) {
       return (a, b) -> null;
     }
     return (a, b) -> {

@@ -99,16 +99,16 @@ class CpuPlanningTest {
             pool.submit(
                 () -> {
                   try {
+                    DebugLog log = new DebugLog(Map.of(), rank);
                     return CpuPlanning.agree(
                         store,
                         "t/",
                         rank,
                         nodes,
-                        channels,
-                        env.apply(rank),
+                        CpuPlanning.options(env.apply(rank), channels, log),
                         sys,
                         Duration.ofSeconds(20),
-                        new DebugLog(Map.of(), rank));
+                        log);
                   } catch (RuntimeException e) {
                     return e;
                   }

@@ -56,18 +56,7 @@ class TwoHostSocketTest {
 
   @Test
   void shouldRunEveryCollectiveBetweenTwoHostsOverSockets() throws Exception {
-    List<Outcome> outcomes =
-        RankProcesses.run(
-            2,
-            this::onItsHost,
-            Map.of("DDP4J_SOCKET_IFNAME", "d4j", "DDP4J_DEBUG", "INFO"),
-            CorrectnessScenario.class,
-            240,
-            "quick");
-    String all = RankProcesses.describe(outcomes);
-    for (Outcome o : outcomes) {
-      assertThat(o.exitStatus()).as(all).isZero();
-    }
+    List<Outcome> outcomes = correctnessOnTwoHosts(2, Map.of());
     assertThat(outcomes.get(0).output())
         .contains("Channel 00/01 : 0[0] -> 1[1] via NET/Socket (10.231.7.2:");
   }
@@ -90,18 +79,9 @@ class TwoHostSocketTest {
 
   @Test
   void shouldRunTheHierarchicalAllReduceWithTheHostsAsIslands() throws Exception {
-    List<Outcome> outcomes =
-        RankProcesses.run(
-            4,
-            this::onItsHost,
-            Map.of(
-                "DDP4J_SOCKET_IFNAME", "d4j", "DDP4J_DEBUG", "INFO", "DDP4J_ALGO", "hierarchical"),
-            CorrectnessScenario.class,
-            240,
-            "quick");
+    List<Outcome> outcomes = correctnessOnTwoHosts(4, Map.of("DDP4J_ALGO", "hierarchical"));
     String all = RankProcesses.describe(outcomes);
     for (Outcome o : outcomes) {
-      assertThat(o.exitStatus()).as(all).isZero();
       assertThat(o.output()).as(all).contains("rank " + o.rank() + " passed");
     }
     assertThat(outcomes.get(0).output())
@@ -111,23 +91,31 @@ class TwoHostSocketTest {
 
   @Test
   void shouldRingRanksOfOneHostNextToEachOtherWhenPlacedRoundRobin() throws Exception {
-    List<Outcome> outcomes =
-        RankProcesses.run(
-            4,
-            this::onItsHost,
-            Map.of("DDP4J_SOCKET_IFNAME", "d4j", "DDP4J_DEBUG", "INFO"),
-            CorrectnessScenario.class,
-            240,
-            "quick");
+    List<Outcome> outcomes = correctnessOnTwoHosts(4, Map.of());
     String all = RankProcesses.describe(outcomes);
-    for (Outcome o : outcomes) {
-      assertThat(o.exitStatus()).as(all).isZero();
-    }
     // ranks 0 and 2 on host0, 1 and 3 on host1: ring 0 2 1 3, two network hops instead of four
     assertThat(outcomes.get(0).output()).as(all).contains("0[0] -> 2[2] via SHM over NODE");
     assertThat(outcomes.get(2).output()).as(all).contains("2[2] -> 1[1] via NET/Socket");
     assertThat(outcomes.get(1).output()).as(all).contains("1[1] -> 3[3] via SHM over NODE");
     assertThat(outcomes.get(3).output()).as(all).contains("3[3] -> 0[0] via NET/Socket");
+  }
+
+  /**
+   * Runs the correctness scenario ("quick") on {@code ranks} ranks placed round robin on the two
+   * hosts, with INFO route lines and {@code extraEnv}; every rank must exit 0.
+   */
+  private List<Outcome> correctnessOnTwoHosts(int ranks, Map<String, String> extraEnv)
+      throws Exception {
+    Map<String, String> env = new java.util.HashMap<>(extraEnv);
+    env.put("DDP4J_SOCKET_IFNAME", "d4j");
+    env.put("DDP4J_DEBUG", "INFO");
+    List<Outcome> outcomes =
+        RankProcesses.run(ranks, this::onItsHost, env, CorrectnessScenario.class, 240, "quick");
+    String all = RankProcesses.describe(outcomes);
+    for (Outcome o : outcomes) {
+      assertThat(o.exitStatus()).as(all).isZero();
+    }
+    return outcomes;
   }
 
   /** The command prefix that puts {@code rank} on host {@code rank % 2}: its namespaces, name. */
