@@ -59,6 +59,34 @@ public interface ProcessGroup extends AutoCloseable {
    */
   Work reduceScatter(TensorBuffer input, TensorBuffer output, ReduceOp op);
 
+  /**
+   * Allocates zeroed host memory for {@code count} elements of {@code type} that collectives may
+   * read faster than other memory, as NCCL's registered buffers or MPI's shared windows. On the
+   * {@code cpu} backend, where every rank shares one node, each rank's block is mapped by all
+   * ranks, and an all-reduce whose buffers on every rank lie in such blocks reads peers' bytes in
+   * place (from {@code DDP4J_SHARED_MIN_BYTES}) instead of copying them through shared-memory
+   * rings. Elsewhere it is plain direct memory.
+   *
+   * <p>Collective: every rank calls it in the same order with the same count and type. The memory
+   * stays valid until {@link #close()}, which frees it: do not touch the buffer afterwards.
+   */
+  default HostBuffer allocateHost(long count, DataType type) {
+    long bytes = type.bytesFor(count);
+    if (count < 0 || bytes > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          "count : "
+              + count
+              + " "
+              + type
+              + " elements (expected: 0 to "
+              + Integer.MAX_VALUE / type.sizeBytes()
+              + "; allocate larger tensors as several buffers)");
+    }
+    return HostBuffer.of(
+        java.nio.ByteBuffer.allocateDirect((int) bytes).order(java.nio.ByteOrder.nativeOrder()),
+        type);
+  }
+
   /** Completes once every rank has called it. */
   Work barrier();
 

@@ -21,13 +21,13 @@ final class CpuCollectives implements AutoCloseable {
   private final int size;
   private final ScheduleCache schedules;
   private final ProgramRunner runner;
-  private final CmaAllReduce cma; // null unless the group reads peers' buffers directly
+  private final DirectAllReduce direct; // null unless the group may read peers' buffers directly
   private long scratch; // native working memory, grown on demand
   private long scratchBytes;
 
   CpuCollectives(
-      int rank, int size, ScheduleCache schedules, ProgramRunner runner, CmaAllReduce cma) {
-    this.cma = cma;
+      int rank, int size, ScheduleCache schedules, ProgramRunner runner, DirectAllReduce direct) {
+    this.direct = direct;
     this.rank = rank;
     this.size = size;
     this.schedules = schedules;
@@ -53,15 +53,25 @@ final class CpuCollectives implements AutoCloseable {
     return a.base() == b.base() && a.offset() == b.offset();
   }
 
+  /**
+   * {@code sharedIssued}: the group had allocated shared host memory when this all-reduce was
+   * issued (then it may read peers' buffers through their mappings).
+   */
   void allReduce(
-      HostMemory in, HostMemory out, ReduceOp op, PieceTag tag, long deadlineNs, String what) {
+      HostMemory in,
+      HostMemory out,
+      ReduceOp op,
+      boolean sharedIssued,
+      PieceTag tag,
+      long deadlineNs,
+      String what) {
     DataType type = in.dataType();
     long count = in.count();
     if (half(type)) {
       long work = scratch(count * 4);
       boolean bf = type == DataType.BFLOAT16;
       Reductions.halfToFloat(bf, in.base(), in.offset(), null, work, count);
-      allReduce(count, DataType.FLOAT32, null, work, op, tag, deadlineNs, what);
+      allReduce(count, DataType.FLOAT32, null, work, op, false, tag, deadlineNs, what);
       if (op == ReduceOp.AVG) {
         Reductions.divide(DataType.FLOAT32, null, work, count, size);
       }
@@ -71,38 +81,42 @@ final class CpuCollectives implements AutoCloseable {
     if (!sameMemory(in, out)) {
       out.copyFrom(in);
     }
-    allReduce(count, type, out.base(), out.offset(), op, tag, deadlineNs, what);
+    allReduce(count, type, out.base(), out.offset(), op, sharedIssued, tag, deadlineNs, what);
     if (op == ReduceOp.AVG) {
       Reductions.divide(type, out.base(), out.offset(), count, size);
     }
   }
 
-  /** The working buffer's all-reduce: cross-memory attach where the group agrees, else rings. */
+  /**
+   * The working buffer's all-reduce: direct reads of peers' buffers where the group agrees, else
+   * the plan's program.
+   */
   private void allReduce(
       long count,
       DataType wire,
       Object base,
       long offset,
       ReduceOp op,
+      boolean sharedIssued,
       PieceTag tag,
       long deadlineNs,
       String what) {
-    if (cma != null
-        && cma.covers(count * wire.sizeBytes())
-        && cma.run(base, offset, count, wire, op, tag, deadlineNs, what)) {
+    if (direct != null
+        && direct.covers(count * wire.sizeBytes(), sharedIssued)
+        && direct.run(base, offset, count, wire, op, tag, deadlineNs, what)) {
       return;
     }
     run(CollectiveKind.ALL_REDUCE, count, -1, wire, base, offset, op, tag, deadlineNs, what);
   }
 
-  /** True if large all-reduces of native memory read peers' buffers with cross-memory attach. */
-  boolean crossMemory() {
-    return cma != null;
+  /** How many all-reduces ran through cross-memory attach on this rank. */
+  long crossMemoryRuns() {
+    return direct == null ? 0 : direct.crossMemoryRuns();
   }
 
-  /** How many all-reduces ran through cross-memory attach on this rank. */
-  long cmaCollectives() {
-    return cma == null ? 0 : cma.collectives();
+  /** How many all-reduces ran through the mappings of shared host memory on this rank. */
+  long sharedRuns() {
+    return direct == null ? 0 : direct.sharedRuns();
   }
 
   void broadcast(HostMemory buffer, int root, PieceTag tag, long deadlineNs, String what) {
@@ -199,8 +213,8 @@ final class CpuCollectives implements AutoCloseable {
 
   @Override
   public void close() {
-    if (cma != null) {
-      cma.close();
+    if (direct != null) {
+      direct.close();
     }
     if (scratch != 0) {
       UNSAFE.freeMemory(scratch);

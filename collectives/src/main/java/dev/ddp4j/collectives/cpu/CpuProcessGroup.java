@@ -20,8 +20,10 @@ import dev.ddp4j.collectives.reduce.HostMemory;
 import dev.ddp4j.collectives.reduce.Reductions;
 import dev.ddp4j.collectives.transport.HostLinks;
 import dev.ddp4j.collectives.transport.PieceTag;
+import dev.ddp4j.collectives.transport.SharedHostMemory;
 import dev.ddp4j.collectives.transport.TransportConfig;
 import dev.ddp4j.spi.CollectiveChecks;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -50,6 +52,8 @@ public final class CpuProcessGroup implements ProcessGroup {
   private final WorkQueue queue;
   private final PieceTag tag = new PieceTag();
   private final Plan plan;
+  private final boolean crossMemory; // large all-reduces may read peers with process_vm_readv
+  private final long sharedMinBytes;
   private long nextSequence;
   private volatile boolean closed;
   private volatile Throwable broken;
@@ -61,7 +65,7 @@ public final class CpuProcessGroup implements ProcessGroup {
       HostLinks links,
       TransportConfig config,
       Plan plan,
-      boolean cmaAllowed,
+      boolean directAllowed,
       DebugLog log,
       Map<String, String> env) {
     this.rank = worker.rank();
@@ -73,11 +77,15 @@ public final class CpuProcessGroup implements ProcessGroup {
     int entries = Integer.parseInt(env.getOrDefault("DDP4J_FLIGHT_RECORDER_ENTRIES", "64").trim());
     this.recorder = new FlightRecorder(entries);
     this.plan = plan;
+    this.sharedMinBytes = config.sharedMinBytes();
     ScheduleCache schedules = new ScheduleCache(rank, plan, config.channels(), config.slotBytes());
-    CmaAllReduce cma =
-        links.cma() == null || !cmaAllowed ? null : new CmaAllReduce(links, links.cma());
-    ProgramRunner runner = new ProgramRunner(links, cma == null ? null : links.cma());
-    this.collectives = new CpuCollectives(rank, size, schedules, runner, cma);
+    DirectAllReduce direct =
+        links.direct() == null || !directAllowed
+            ? null
+            : new DirectAllReduce(links, links.direct(), config.sharedMinBytes());
+    this.crossMemory = direct != null && links.direct().crossMemory();
+    ProgramRunner runner = new ProgramRunner(links, direct == null ? null : links.direct());
+    this.collectives = new CpuCollectives(rank, size, schedules, runner, direct);
     this.queue = new WorkQueue("ddp4j-cpu-progress-rank" + rank);
   }
 
@@ -114,11 +122,12 @@ public final class CpuProcessGroup implements ProcessGroup {
       throw e;
     }
     Reductions.warmUpInBackground();
-    // Cross-memory attach is an all-reduce algorithm of its own: it runs only where the plan
-    // chooses (or DDP4J_ALGO=ring), not under a forced tree, one-shot, two-shot or hierarchical.
-    boolean cmaAllowed = options.forced().map(a -> a == Algorithm.RING).orElse(true);
+    // Direct reads (shared host memory, cross-memory attach) are an all-reduce algorithm of their
+    // own: they run only where the plan chooses (or DDP4J_ALGO=ring), not under a forced tree,
+    // one-shot, two-shot or hierarchical.
+    boolean directAllowed = options.forced().map(a -> a == Algorithm.RING).orElse(true);
     CpuProcessGroup group =
-        new CpuProcessGroup(worker, store, timeout, links, config, plan, cmaAllowed, log, env);
+        new CpuProcessGroup(worker, store, timeout, links, config, plan, directAllowed, log, env);
     group.logRoutes(config);
     return group;
   }
@@ -140,7 +149,7 @@ public final class CpuProcessGroup implements ProcessGroup {
     for (int c = 0; c < rings.length; c++) {
       int next = RingOrder.next(rings[c], rank);
       String route = links.route(next);
-      if (collectives.crossMemory()) {
+      if (crossMemory) {
         route = route.replace("SHM", "SHM/CMA");
       }
       log.log(
@@ -177,13 +186,53 @@ public final class CpuProcessGroup implements ProcessGroup {
     return store;
   }
 
+  /**
+   * Where every rank shares one node: a block of the group's shared host memory, which every rank
+   * maps, so all-reduces over it (from {@code DDP4J_SHARED_MIN_BYTES}) read peers' bytes in place.
+   * Elsewhere the default: plain direct memory.
+   */
+  @Override
+  public HostBuffer allocateHost(long count, DataType type) {
+    SharedHostMemory shared = links.sharedMemory();
+    if (shared == null) {
+      return ProcessGroup.super.allocateHost(count, type);
+    }
+    if (closed) {
+      throw new IllegalStateException(
+          "process group of rank " + rank + " is closed (expected: allocateHost before close())");
+    }
+    if (count < 0) {
+      throw new IllegalArgumentException("count : " + count + " (expected: >= 0)");
+    }
+    long bytes = type.bytesFor(count);
+    ByteBuffer block = shared.allocate(bytes);
+    if (log.enabled(DebugLog.Level.INFO)) {
+      log.log(
+          DebugLog.Level.INFO,
+          "shared host memory #"
+              + (shared.allocations() - 1)
+              + ": "
+              + bytes
+              + " bytes mapped by all "
+              + size
+              + " ranks; all-reduces over it "
+              + (sharedMinBytes == TransportConfig.CMA_OFF
+                  ? "never read peers in place (DDP4J_SHARED_MIN_BYTES=off)"
+                  : "from " + sharedMinBytes + " bytes read peers' buffers in place"));
+    }
+    return HostBuffer.of(block, type);
+  }
+
   @Override
   public Work allReduce(TensorBuffer input, TensorBuffer output, ReduceOp op) {
     CollectiveChecks.sameShape("allReduce", input, output);
     HostMemory in = host("allReduce", input);
     HostMemory out = host("allReduce", output);
     int meta = CollectiveMeta.pack(Kind.ALL_REDUCE, input.dataType(), op, -1);
-    return submit(meta, input.count(), (t, d, w) -> collectives.allReduce(in, out, op, t, d, w));
+    // Read here, in issue order: allocations are collective, so every rank sees the same number.
+    boolean shared = links.sharedMemory() != null && links.sharedMemory().allocations() > 0;
+    return submit(
+        meta, input.count(), (t, d, w) -> collectives.allReduce(in, out, op, shared, t, d, w));
   }
 
   @Override
@@ -303,7 +352,15 @@ public final class CpuProcessGroup implements ProcessGroup {
    * completed, from the thread that awaited it.
    */
   public long crossMemoryAllReduces() {
-    return collectives.cmaCollectives();
+    return collectives.crossMemoryRuns();
+  }
+
+  /**
+   * How many all-reduces of this rank read peers' buffers through the mappings of shared host
+   * memory; read as {@link #crossMemoryAllReduces()}.
+   */
+  public long sharedMemoryAllReduces() {
+    return collectives.sharedRuns();
   }
 
   /** The flight recorder's dump: the last collectives of this rank with state and timings. */

@@ -9,7 +9,7 @@ import dev.ddp4j.DdpTimeoutException;
 import dev.ddp4j.PeerFailureException;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.collectives.reduce.Reductions;
-import dev.ddp4j.collectives.transport.CmaPeers;
+import dev.ddp4j.collectives.transport.DirectPeers;
 import dev.ddp4j.collectives.transport.Links;
 import dev.ddp4j.collectives.transport.PieceTag;
 import dev.ddp4j.collectives.transport.RecvPort;
@@ -36,7 +36,7 @@ final class ProgramRunner {
   private static final long CHECK_INTERVAL_NS = 1_000_000L;
 
   private final Links links;
-  private final CmaPeers cma; // null unless large all-reduces may read peers' buffers
+  private final DirectPeers cma; // null unless large all-reduces may read peers' buffers
   private final int rank;
   private final IdleWaiter waiter = new IdleWaiter();
   private final PieceTag received = new PieceTag();
@@ -50,7 +50,7 @@ final class ProgramRunner {
   // pass over the rings must find nothing before that counts as a failure.
   private boolean sawPeerGone;
 
-  ProgramRunner(Links links, CmaPeers cma) {
+  ProgramRunner(Links links, DirectPeers cma) {
     this.links = links;
     this.cma = cma;
     this.rank = links.rank();

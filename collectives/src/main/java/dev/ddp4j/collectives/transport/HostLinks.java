@@ -24,7 +24,7 @@ public final class HostLinks implements Links {
   private final long[] pidCheckedNs;
   private final boolean[] exited;
   private final String[] nodeOf; // [rank]: the node (shared-memory domain) it runs on
-  private final CmaPeers.Decision cma; // null when the group spans nodes or has one rank
+  private final DirectPeers.Decision cma; // null when the group spans nodes or has one rank
 
   private HostLinks(
       int rank,
@@ -33,7 +33,7 @@ public final class HostLinks implements Links {
       ShmLinks shm,
       SocketLinks sockets,
       String[] nodeOf,
-      CmaPeers.Decision cma) {
+      DirectPeers.Decision cma) {
     this.rank = rank;
     this.cma = cma;
     this.nodeOf = nodeOf;
@@ -94,10 +94,14 @@ public final class HostLinks implements Links {
       if (nodeRanks.length < size) {
         sockets = SocketLinks.connect(store, keyPrefix, rank, size, nodeRanks, config, timeout);
       }
-      CmaPeers.Decision decision =
-          shm != null && nodeRanks.length == size
-              ? CmaPeers.negotiate(store, keyPrefix, rank, size, shm, config, timeout, yama)
-              : null;
+      DirectPeers.Decision decision = null;
+      if (shm != null && nodeRanks.length == size) {
+        SharedHostMemory shared =
+            new SharedHostMemory(
+                store, keyPrefix, rank, size, config.shmDir(), config.fallbackDir(), timeout);
+        decision =
+            DirectPeers.negotiate(store, keyPrefix, rank, size, shm, shared, config, timeout, yama);
+      }
       return new HostLinks(rank, size, config, shm, sockets, nodeOf, decision);
     } catch (RuntimeException e) {
       if (shm != null) {
@@ -154,11 +158,16 @@ public final class HostLinks implements Links {
   }
 
   /**
-   * Cross-memory attach to every peer, or null: the group spans nodes, or some rank has it disabled
-   * or was refused by the kernel ({@link #cmaDecision()} says which).
+   * Direct reads of every peer's buffers, or null when the group spans nodes or has one rank. Their
+   * cross-memory half may be off ({@link #cmaDecision()} says why).
    */
-  public CmaPeers cma() {
+  public DirectPeers direct() {
     return cma == null ? null : cma.peers();
+  }
+
+  /** Host memory every rank maps, or null when the group spans nodes or has one rank. */
+  public SharedHostMemory sharedMemory() {
+    return cma == null ? null : cma.peers().shared();
   }
 
   /** Whether and why this group uses cross-memory attach, for the log; null if not applicable. */
@@ -226,8 +235,8 @@ public final class HostLinks implements Links {
 
   @Override
   public void close() {
-    if (cma() != null) {
-      cma().close();
+    if (direct() != null) {
+      direct().close();
     }
     if (shm != null) {
       shm.close();

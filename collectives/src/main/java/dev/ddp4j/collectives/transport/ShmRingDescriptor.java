@@ -17,7 +17,7 @@ package dev.ddp4j.collectives.transport;
  * | 256 probe address u64 | 264 probe value u64                |  cross-memory attach (CMA):
  * |      (a word in the owner's heap that peers read once)     |  written once at creation
  * | 320 posted u64: sequence + 1 of the collective whose       |  owner writes, peers read:
- * |      buffer follows | 328 address u64 (0: none to read)   |  {@link CmaPeers}
+ * |      buffer follows | 328 address u64 (0: none to read)   |  {@link DirectPeers}
  * |      | 336 count u64 | 344 meta i32 | 352 reducedBase u64 |
  * | 384 reduced u64: bytes of its blocks reduced, counted over |
  * |      all collectives (reducedBase: the count at the post)  |

@@ -3,6 +3,7 @@ package dev.ddp4j.collectives.transport;
 import dev.ddp4j.DdpException;
 import dev.ddp4j.collectives.reduce.UnsafeMemory;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -21,11 +22,14 @@ public final class ShmSegment implements AutoCloseable {
 
   private static final Logger LOG = Logger.getLogger(ShmSegment.class.getName());
 
-  /** How every ring file's name starts: {@code ddp4j-PID-RANDOM.rRANK}. */
+  /**
+   * How every file's name starts: {@code ddp4j-PID-RANDOM.rRANK} (rings), {@code .mINDEX} appended
+   * for blocks of {@link SharedHostMemory}.
+   */
   static final String ORPHAN_PREFIX = "ddp4j-";
 
   private static final java.util.regex.Pattern RING_FILE =
-      java.util.regex.Pattern.compile("ddp4j-\\d+-[0-9a-f]+\\.r\\d+");
+      java.util.regex.Pattern.compile("ddp4j-\\d+-[0-9a-f]+\\.r\\d+(\\.m\\d+)?");
 
   private final Path path;
   private final MappedByteBuffer mapping;
@@ -46,6 +50,11 @@ public final class ShmSegment implements AutoCloseable {
    * SIGBUS, so this is checked before mapping).
    */
   public static ShmSegment create(Path preferred, Path fallback, String name, long bytes) {
+    return create(preferred, fallback, name, bytes, "this rank's rings");
+  }
+
+  /** {@link #create(Path, Path, String, long)}, naming {@code what} needs the bytes in messages. */
+  static ShmSegment create(Path preferred, Path fallback, String name, long bytes, String what) {
     Path dir = preferred;
     long free = usableBytes(preferred);
     if (free < bytes) {
@@ -55,7 +64,9 @@ public final class ShmSegment implements AutoCloseable {
                   + preferred
                   + " has "
                   + (free < 0 ? "no such folder" : (free >> 20) + " MiB free")
-                  + " but this rank's rings need "
+                  + " but "
+                  + what
+                  + " need "
                   + (bytes >> 20)
                   + " MiB; using "
                   + fallback
@@ -64,7 +75,9 @@ public final class ShmSegment implements AutoCloseable {
       long fallbackFree = usableBytes(fallback);
       if (fallbackFree < bytes) {
         throw new DdpException(
-            "no room for shared memory: rings need "
+            "no room for shared memory: "
+                + what
+                + " need "
                 + bytes
                 + " bytes, "
                 + preferred
@@ -152,6 +165,11 @@ public final class ShmSegment implements AutoCloseable {
     } catch (IOException e) {
       return -1;
     }
+  }
+
+  /** The whole mapping as a buffer of its own (position 0, limit the file's size). */
+  ByteBuffer buffer() {
+    return mapping.duplicate().clear();
   }
 
   /** The native address of byte 0. */

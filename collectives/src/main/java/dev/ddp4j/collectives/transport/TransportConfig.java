@@ -27,6 +27,10 @@ import java.util.Map;
  * @param cmaMaxBytes {@code DDP4J_CMA_MAX_BYTES}: the largest such all-reduce; default 16 MiB
  * @param cmaRequested {@code DDP4J_CMA_MIN_BYTES} was set: a kernel that refuses is then worth a
  *     warning, where under the default it is only logged at INFO
+ * @param sharedMinBytes {@code DDP4J_SHARED_MIN_BYTES}: the smallest all-reduce (in bytes) that,
+ *     where every rank's buffer lies in the group's shared host memory ({@link SharedHostMemory}),
+ *     reads peers' buffers through its mappings instead of the plan's algorithm, the same on every
+ *     rank; default {@link #DEFAULT_SHARED_MIN_BYTES}, {@code off} ({@link #CMA_OFF}) for never
  */
 public record TransportConfig(
     boolean shmDisabled,
@@ -40,7 +44,8 @@ public record TransportConfig(
     boolean cmaDisabled,
     long cmaMinBytes,
     long cmaMaxBytes,
-    boolean cmaRequested) {
+    boolean cmaRequested,
+    long sharedMinBytes) {
 
   public static final int DEFAULT_SLOT_BYTES = 64 * 1024;
   public static final int DEFAULT_SLOTS = 8;
@@ -58,6 +63,12 @@ public record TransportConfig(
   public static final long DEFAULT_CMA_MIN_BYTES = 8L << 20;
 
   public static final long DEFAULT_CMA_MAX_BYTES = 16L << 20;
+
+  /**
+   * From this size the direct reads of shared host memory ran faster than the plan's algorithms
+   * (bench/cpu-allreduce-vs-openmpi.md).
+   */
+  public static final long DEFAULT_SHARED_MIN_BYTES = 128L << 10;
 
   /** Reads the settings from {@code env}. */
   public static TransportConfig fromEnvironment(Map<String, String> env) {
@@ -88,16 +99,12 @@ public record TransportConfig(
     String minText =
         read(env, "DDP4J_CMA_MIN_BYTES", null, Long.toString(DEFAULT_CMA_MIN_BYTES)).trim();
     boolean cmaRequested = env.get("DDP4J_CMA_MIN_BYTES") != null;
-    long cmaMinBytes;
-    try {
-      cmaMinBytes = minText.equals("off") ? CMA_OFF : Long.parseLong(minText);
-    } catch (NumberFormatException e) {
-      cmaMinBytes = 0;
-    }
-    if (cmaMinBytes < 1) {
-      throw new ConfigException(
-          "DDP4J_CMA_MIN_BYTES=" + minText + " (expected: off, or a byte count >= 1)");
-    }
+    long cmaMinBytes = bytesOrOff("DDP4J_CMA_MIN_BYTES", minText);
+    long sharedMinBytes =
+        bytesOrOff(
+            "DDP4J_SHARED_MIN_BYTES",
+            read(env, "DDP4J_SHARED_MIN_BYTES", null, Long.toString(DEFAULT_SHARED_MIN_BYTES))
+                .trim());
     long cmaMaxBytes = longValue(env, "DDP4J_CMA_MAX_BYTES", DEFAULT_CMA_MAX_BYTES);
     if (cmaMaxBytes < 1) {
       throw new ConfigException(
@@ -115,7 +122,22 @@ public record TransportConfig(
         cmaDisabled,
         cmaMinBytes,
         cmaMaxBytes,
-        cmaRequested);
+        cmaRequested,
+        sharedMinBytes);
+  }
+
+  /** A byte count >= 1, or {@code off} ({@link #CMA_OFF}: never). */
+  private static long bytesOrOff(String name, String text) {
+    long bytes;
+    try {
+      bytes = text.equals("off") ? CMA_OFF : Long.parseLong(text);
+    } catch (NumberFormatException e) {
+      bytes = 0;
+    }
+    if (bytes < 1) {
+      throw new ConfigException(name + "=" + text + " (expected: off, or a byte count >= 1)");
+    }
+    return bytes;
   }
 
   private static String read(Map<String, String> env, String name, String ncclName, String dflt) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ddp4j.CollectiveMismatchException;
+import dev.ddp4j.DataType;
 import dev.ddp4j.DdpTimeoutException;
 import dev.ddp4j.HostBuffer;
 import dev.ddp4j.PeerFailureException;
@@ -20,8 +21,22 @@ final class FailureScenarios {
 
   private FailureScenarios() {}
 
-  /** {@code n} floats: a heap array, or native memory if {@code args} contains {@code direct}. */
-  static HostBuffer floats(int n, String[] args) {
+  /**
+   * Where {@code args} contains {@code shared}: the group's shared host memory for {@link #floats},
+   * allocated by every rank before anything fails; else null.
+   */
+  static HostBuffer sharedPool(ProcessGroup pg, String[] args) {
+    return List.of(args).contains("shared") ? pg.allocateHost(1 << 20, DataType.FLOAT32) : null;
+  }
+
+  /**
+   * {@code n} floats: the start of {@code pool} where there is one, else a heap array, or native
+   * memory if {@code args} contains {@code direct}.
+   */
+  static HostBuffer floats(HostBuffer pool, int n, String[] args) {
+    if (pool != null) {
+      return pool.slice(0, n);
+    }
     if (!List.of(args).contains("direct")) {
       return HostBuffer.of(new float[n]);
     }
@@ -32,7 +47,7 @@ final class FailureScenarios {
 
   /**
    * The last rank never calls collective #1; the others must time out naming it. Args: {@code
-   * direct} for native buffers.
+   * direct} for native buffers, {@code shared} for shared host memory.
    */
   public static final class Hang implements RankProcessMain.RankScenario {
     @Override
@@ -43,6 +58,7 @@ final class FailureScenarios {
     @Override
     public void run(ProcessGroup pg, String[] args) {
       int last = pg.size() - 1;
+      HostBuffer pool = sharedPool(pg, args);
       pg.allReduce(HostBuffer.of(new float[100]), ReduceOp.SUM).await();
       if (pg.rank() == last) {
         List<String> checked = new ArrayList<>();
@@ -52,7 +68,7 @@ final class FailureScenarios {
         pg.store().wait(checked, Duration.ofSeconds(60));
         return;
       }
-      var work = pg.allReduce(floats(100, args), ReduceOp.SUM);
+      var work = pg.allReduce(floats(pool, 100, args), ReduceOp.SUM);
       assertThatThrownBy(() -> work.await(Duration.ofSeconds(30)))
           .isInstanceOf(DdpTimeoutException.class)
           .hasMessageContaining("#1")
@@ -69,11 +85,12 @@ final class FailureScenarios {
 
   /**
    * Rank 1 dies between collectives; the others must fail within seconds, not at the timeout. Args:
-   * {@code direct} for native buffers.
+   * {@code direct} for native buffers, {@code shared} for shared host memory.
    */
   public static final class DeadPeer implements RankProcessMain.RankScenario {
     @Override
     public void run(ProcessGroup pg, String[] args) {
+      HostBuffer pool = sharedPool(pg, args);
       pg.allReduce(HostBuffer.of(new float[100]), ReduceOp.SUM).await();
       pg.barrier().await();
       if (pg.rank() == 1) { // die only once the others are past the barrier (its last pieces sent)
@@ -88,7 +105,7 @@ final class FailureScenarios {
       }
       pg.store().set("dead/past-barrier/" + pg.rank(), new byte[] {1});
       long start = System.nanoTime();
-      var work = pg.allReduce(floats(1 << 20, args), ReduceOp.SUM);
+      var work = pg.allReduce(floats(pool, 1 << 20, args), ReduceOp.SUM);
       assertThatThrownBy(work::await)
           .isInstanceOf(PeerFailureException.class)
           .hasMessageContaining("rank 1");
@@ -113,7 +130,7 @@ final class FailureScenarios {
       String theirs;
       switch (args[0]) {
         case "count":
-          buffer = floats(odd ? 2048 : 4096, args);
+          buffer = floats(null, odd ? 2048 : 4096, args);
           ours = odd ? "2048 float32" : "4096 float32";
           theirs = odd ? "4096 float32" : "2048 float32";
           break;
@@ -126,12 +143,12 @@ final class FailureScenarios {
                       List.of(args).contains("direct")
                           ? HostBuffer.Storage.NIO
                           : HostBuffer.Storage.ARRAY)
-                  : floats(4096, args);
+                  : floats(null, 4096, args);
           ours = odd ? "4096 int32" : "4096 float32";
           theirs = odd ? "4096 float32" : "4096 int32";
           break;
         default:
-          buffer = floats(4096, args);
+          buffer = floats(null, 4096, args);
           op = odd ? ReduceOp.MAX : ReduceOp.SUM;
           ours = odd ? "with MAX" : "with SUM";
           theirs = odd ? "with SUM" : "with MAX";

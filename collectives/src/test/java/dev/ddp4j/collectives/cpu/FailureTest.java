@@ -20,11 +20,18 @@ class FailureTest {
   /** Forces cross-memory attach for every size (native buffers, ranks of one node). */
   private static final Map<String, String> CMA_ALWAYS = Map.of("DDP4J_CMA_MIN_BYTES", "1");
 
+  /**
+   * Reads peers' shared host memory in place for every size, and never with cross-memory attach (so
+   * a failure there is the shared path's).
+   */
+  private static final Map<String, String> SHARED_ALWAYS =
+      Map.of("DDP4J_SHARED_MIN_BYTES", "1", "DDP4J_CMA_DISABLE", "1");
+
   @ParameterizedTest(name = "args: {0}")
-  @ValueSource(strings = {"heap", "direct"})
+  @ValueSource(strings = {"heap", "direct", "shared"})
   void shouldTimeOutOnEveryLiveRankNamingTheRankThatNeverArrived(String buffers) throws Exception {
-    List<Outcome> outcomes =
-        RankProcesses.run(3, CMA_ALWAYS, FailureScenarios.Hang.class, 120, buffers);
+    Map<String, String> env = buffers.equals("shared") ? SHARED_ALWAYS : CMA_ALWAYS;
+    List<Outcome> outcomes = RankProcesses.run(3, env, FailureScenarios.Hang.class, 120, buffers);
     String all = RankProcesses.describe(outcomes);
     for (Outcome o : outcomes) {
       assertThat(o.exitStatus()).as(all).isZero();
@@ -35,15 +42,13 @@ class FailureTest {
   }
 
   @ParameterizedTest(name = "shm disabled: {0}, buffers: {1}")
-  @CsvSource({"0, heap", "1, heap", "0, direct"})
+  @CsvSource({"0, heap", "1, heap", "0, direct", "0, shared"})
   void shouldFailWithinSecondsWhenAPeerDies(String shmDisabled, String buffers) throws Exception {
+    Map<String, String> env =
+        new java.util.HashMap<>(buffers.equals("shared") ? SHARED_ALWAYS : CMA_ALWAYS);
+    env.put("DDP4J_SHM_DISABLE", shmDisabled);
     List<Outcome> outcomes =
-        RankProcesses.run(
-            3,
-            Map.of("DDP4J_SHM_DISABLE", shmDisabled, "DDP4J_CMA_MIN_BYTES", "1"),
-            FailureScenarios.DeadPeer.class,
-            120,
-            buffers);
+        RankProcesses.run(3, env, FailureScenarios.DeadPeer.class, 120, buffers);
     String all = RankProcesses.describe(outcomes);
     assertThat(outcomes.get(1).exitStatus()).as(all).isEqualTo(7);
     assertThat(outcomes.get(0).exitStatus()).as(all).isZero();

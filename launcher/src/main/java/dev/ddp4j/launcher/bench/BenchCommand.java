@@ -90,6 +90,15 @@ public final class BenchCommand implements Callable<Integer> {
   long iterations;
 
   @Option(
+      names = "--buffers",
+      defaultValue = "plain",
+      description =
+          "cpu backend: plain (direct memory of each rank's own) or shared (ProcessGroup.allocateHost:"
+              + " memory every rank of the node maps, read in place by large all-reduces)."
+              + " Default: ${DEFAULT-VALUE}.")
+  String buffers;
+
+  @Option(
       names = "--jvm-arg",
       paramLabel = "ARG",
       description = "An option for every rank JVM (repeatable).")
@@ -101,6 +110,9 @@ public final class BenchCommand implements Callable<Integer> {
   @Override
   public Integer call() throws IOException, InterruptedException {
     BenchCollective.parse(op);
+    if (!buffers.equals("plain") && !buffers.equals("shared")) {
+      throw new IllegalArgumentException("--buffers=" + buffers + " (expected: plain or shared)");
+    }
     if (ranks < 1 || factor < 2) {
       throw new IllegalArgumentException(
           "--nproc-per-node=" + ranks + " --step-factor=" + factor + " (expected: >= 1 and >= 2)");
@@ -124,7 +136,8 @@ public final class BenchCommand implements Callable<Integer> {
             Long.toString(min),
             Long.toString(max),
             Integer.toString(factor),
-            Long.toString(iterations)));
+            Long.toString(iterations),
+            buffers));
     ProcessBuilder pb = new ProcessBuilder(cmd).inheritIO();
     if (rank == 0) {
       pb.redirectOutput(output);

@@ -11,7 +11,8 @@ import java.nio.ByteBuffer;
 /**
  * One rank of {@code launcher.jar bench}: joins the job with {@link Ddp#init()}, times the
  * collective at every size and checks one result per size; rank 0 prints the table. Arguments (set
- * by {@link BenchCommand}): op dtype redop root minBytes maxBytes stepFactor iterations(0 = auto).
+ * by {@link BenchCommand}): op dtype redop root minBytes maxBytes stepFactor iterations(0 = auto)
+ * buffers(plain or shared).
  */
 public final class BenchWorker {
 
@@ -28,9 +29,10 @@ public final class BenchWorker {
     long maxBytes = Long.parseLong(args[5]);
     int factor = Integer.parseInt(args[6]);
     long fixedIterations = Long.parseLong(args[7]);
+    boolean shared = args.length > 8 && args[8].equals("shared");
     int status = 0;
     try (ProcessGroup pg = Ddp.init()) {
-      run(pg, collective, type, op, root, minBytes, maxBytes, factor, fixedIterations);
+      run(pg, collective, type, op, root, minBytes, maxBytes, factor, fixedIterations, shared);
     } catch (RuntimeException | Error e) {
       e.printStackTrace();
       status = 1;
@@ -53,11 +55,12 @@ public final class BenchWorker {
       long minBytes,
       long maxBytes,
       int factor,
-      long fixedIterations) {
+      long fixedIterations,
+      boolean shared) {
     try (BenchMemory memory =
         pg.backend().equals("cuda")
             ? new CudaBenchMemory(pg, maxBytes)
-            : new HostBenchMemory(maxBytes)) {
+            : new HostBenchMemory(pg, maxBytes, shared)) {
       run(pg, memory, collective, type, op, root, minBytes, maxBytes, factor, fixedIterations);
     }
   }
@@ -84,6 +87,14 @@ public final class BenchWorker {
       time(pg, memory, collective, tinyIn, tinyOut, op, root, 100);
       pg.barrier().await();
       check(pg, memory, collective, type, op, root, tinyCount, tinyIn, tinyOut);
+    }
+    // And the paths of larger sizes (programs of many pieces, direct reads of peers' buffers), so
+    // a range that starts high does not time its first rows while C2 compiles them.
+    for (long bytes = 64 << 10; bytes <= Math.min(maxBytes, 4 << 20); bytes *= 4) {
+      long count = Math.max(1, bytes / (n * (long) size)) * n;
+      TensorBuffer in = memory.input(collective.inputCount(count, n) * size, type);
+      TensorBuffer out = memory.output(collective.outputCount(count, n) * size, type);
+      time(pg, memory, collective, in, out, op, root, Math.max(20, (256L << 20) / bytes));
     }
     if (pg.rank() == 0) {
       System.out.println(BenchTable.header(collective, n, pg.backend(), type, op));

@@ -8,15 +8,26 @@ import dev.ddp4j.TensorBuffer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
-/** The cpu backend's bench buffers: two direct byte buffers that the collectives use in place. */
+/**
+ * The cpu backend's bench buffers: two byte buffers that the collectives use in place, either
+ * direct memory of this rank's own or the group's shared host memory ({@link
+ * ProcessGroup#allocateHost}).
+ */
 final class HostBenchMemory implements BenchMemory {
 
   private final ByteBuffer in;
   private final ByteBuffer out;
 
-  HostBenchMemory(long maxBytes) {
-    in = ByteBuffer.allocateDirect((int) Math.max(maxBytes, 64)).order(ByteOrder.nativeOrder());
-    out = ByteBuffer.allocateDirect((int) Math.max(maxBytes, 64)).order(ByteOrder.nativeOrder());
+  HostBenchMemory(ProcessGroup pg, long maxBytes, boolean shared) {
+    in = allocate(pg, Math.max(maxBytes, 64), shared);
+    out = allocate(pg, Math.max(maxBytes, 64), shared);
+  }
+
+  private static ByteBuffer allocate(ProcessGroup pg, long bytes, boolean shared) {
+    if (shared) {
+      return pg.allocateHost(bytes, DataType.UINT8).byteBuffer().order(ByteOrder.nativeOrder());
+    }
+    return ByteBuffer.allocateDirect((int) bytes).order(ByteOrder.nativeOrder());
   }
 
   @Override

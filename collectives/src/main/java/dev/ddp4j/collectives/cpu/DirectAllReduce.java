@@ -9,34 +9,39 @@ import dev.ddp4j.DdpTimeoutException;
 import dev.ddp4j.PeerFailureException;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.collectives.reduce.Reductions;
-import dev.ddp4j.collectives.transport.CmaPeers;
 import dev.ddp4j.collectives.transport.CrossMemory;
+import dev.ddp4j.collectives.transport.DirectPeers;
 import dev.ddp4j.collectives.transport.Links;
 import dev.ddp4j.collectives.transport.PieceTag;
 import dev.ddp4j.collectives.transport.RecvPort;
+import dev.ddp4j.collectives.transport.SharedHostMemory;
 import java.util.List;
 
 /**
- * All-reduce of a native working buffer by reading peers' buffers with cross-memory attach, for a
- * group whose ranks all share one node. Rank r owns block r of the buffer:
+ * All-reduce of a native working buffer by reading peers' buffers directly, for a group whose ranks
+ * all share one node: from this rank's mappings of them where every rank's buffer lies in the
+ * group's shared host memory ({@code ProcessGroup.allocateHost}), else with cross-memory attach
+ * (one kernel copy per read) where the size is in its window. Rank r owns block r of the buffer:
  *
  * <pre>
  * post      write (sequence, address, count, meta); wait for every peer's post
- *           (a peer that posted address 0 holds heap memory: every rank returns false, rings run)
- * reduce    for each 256 KiB chunk of block r: for each peer, read the peer's chunk into a local
- *           scratch (one kernel copy) and reduce it into block r while hot; add the chunk to the
- *           "reduced" count (it only grows, over all collectives)
- * gather    for each peer p, once p counted all of block p reduced: read it from p's buffer
- *           straight into block p of this one (one copy); then mark "gathered"
+ *           (a peer that posted address 0 holds heap memory: every rank returns false, rings run;
+ *           so does every rank when not all buffers are shared and cross-memory attach is off)
+ * reduce    for each 256 KiB chunk of block r, for each peer: reduce the peer's chunk into block
+ *           r, straight from the mapping, or read into a local scratch first (cross-memory);
+ *           add the chunk to the "reduced" count (it only grows, over all collectives)
+ * gather    for each peer p, once p counted all of block p reduced: copy it from p's buffer
+ *           into block p of this one (one copy); then mark "gathered"
  * leave     wait until every peer marked "gathered": none reads this buffer any more
  * </pre>
  *
  * A peer never writes bytes of block p of its buffer before rank p counted them reduced (p read
  * them by then), and never returns before all marked "gathered", so every read sees the bytes it
- * should. Every wait checks, about once a millisecond, the deadline and the peer's health, as
- * {@link ProgramRunner} does. Used by the progress thread only.
+ * should. Each block is reduced by one rank only, so every rank ends with the same bits. Every wait
+ * checks, about once a millisecond, the deadline and the peer's health, as {@link ProgramRunner}
+ * does. Used by the progress thread only.
  */
-final class CmaAllReduce implements AutoCloseable {
+final class DirectAllReduce implements AutoCloseable {
 
   static final long CHUNK_BYTES = 256 * 1024; // a multiple of every element size; L2-resident
   private static final long CHECK_INTERVAL_NS = 1_000_000L;
@@ -45,33 +50,47 @@ final class CmaAllReduce implements AutoCloseable {
   private static final int GATHERED = 2;
 
   private final Links links;
-  private final CmaPeers cma;
+  private final DirectPeers peers;
+  private final long sharedMinBytes;
   private final int rank;
   private final int size;
   private final IdleWaiter waiter = new IdleWaiter();
   private final PieceTag received = new PieceTag();
   private final long[] peerAddress;
+  private final long[] peerMapped; // where the peer's buffer is mapped here, or 0
   private final long[] peerReducedBase; // the peer's reduced count when it posted
   private final long scratch = UNSAFE.allocateMemory(CHUNK_BYTES);
-  private long collectives; // all-reduces done through cross-memory attach
+  private long crossMemoryRuns; // all-reduces done through cross-memory attach
+  private long sharedRuns; // all-reduces done through the mappings of shared host memory
 
-  CmaAllReduce(Links links, CmaPeers cma) {
+  DirectAllReduce(Links links, DirectPeers peers, long sharedMinBytes) {
     this.links = links;
-    this.cma = cma;
+    this.peers = peers;
+    this.sharedMinBytes = sharedMinBytes;
     this.rank = links.rank();
     this.size = links.size();
     this.peerAddress = new long[size];
+    this.peerMapped = new long[size];
     this.peerReducedBase = new long[size];
   }
 
-  /** True if an all-reduce of {@code bytes} takes this path where every buffer is native. */
-  boolean covers(long bytes) {
-    return cma.covers(bytes);
+  /**
+   * True if an all-reduce of {@code bytes} tries this path (posts its buffer) where every buffer is
+   * native. {@code sharedIssued}: the group had allocated shared host memory when the collective
+   * was issued (the same on every rank, as allocations are collective).
+   */
+  boolean covers(long bytes, boolean sharedIssued) {
+    return peers.crossMemoryCovers(bytes) || sharedIssued && bytes >= sharedMinBytes;
   }
 
   /** How many all-reduces this rank ran through cross-memory attach. */
-  long collectives() {
-    return collectives;
+  long crossMemoryRuns() {
+    return crossMemoryRuns;
+  }
+
+  /** How many all-reduces this rank ran through the mappings of shared host memory. */
+  long sharedRuns() {
+    return sharedRuns;
   }
 
   /**
@@ -79,7 +98,8 @@ final class CmaAllReduce implements AutoCloseable {
    * reducing with {@code op} (AVG as SUM); collective over the group, {@code tag} naming it.
    *
    * @return false, having changed nothing, when some rank's buffer is heap memory (whose address
-   *     the GC may change): then every rank runs the rings instead
+   *     the GC may change), or not every buffer is shared host memory and cross-memory attach is
+   *     off or does not cover the size: then every rank runs the rings instead
    */
   boolean run(
       Object base,
@@ -91,42 +111,56 @@ final class CmaAllReduce implements AutoCloseable {
       long deadlineNs,
       String what) {
     long seq = tag.sequence;
-    cma.post(seq, base == null ? offset : 0, tag.count, tag.meta);
+    int e = type.sizeBytes();
+    long bytes = count * e;
+    peers.post(seq, base == null ? offset : 0, tag.count, tag.meta);
     boolean all = base == null;
+    SharedHostMemory shared = peers.shared();
+    boolean mapped = all && shared.translate(rank, offset, bytes) != 0;
     for (int i = 1; i < size; i++) {
       int peer = (rank + i) % size;
       await(POSTED, peer, seq + 1, tag, deadlineNs, what);
-      if (cma.postedMeta(peer) != tag.meta || cma.postedCount(peer) != tag.count) {
-        received.set(seq, cma.postedCount(peer), cma.postedMeta(peer));
+      if (peers.postedMeta(peer) != tag.meta || peers.postedCount(peer) != tag.count) {
+        received.set(seq, peers.postedCount(peer), peers.postedMeta(peer));
         throw mismatch(peer, tag);
       }
-      peerAddress[peer] = cma.postedAddress(peer);
-      peerReducedBase[peer] = cma.postedReducedBase(peer);
+      peerAddress[peer] = peers.postedAddress(peer);
+      peerReducedBase[peer] = peers.postedReducedBase(peer);
       all &= peerAddress[peer] != 0;
+      peerMapped[peer] = all ? shared.translate(peer, peerAddress[peer], bytes) : 0;
+      mapped &= peerMapped[peer] != 0;
     }
-    if (!all) {
+    if (!all || !mapped && !peers.crossMemoryCovers(bytes)) {
       return false;
     }
-    int e = type.sizeBytes();
     long from = count * rank / size * e;
     long to = count * (rank + 1) / size * e;
     for (long at = from; at < to; at += CHUNK_BYTES) {
-      long bytes = Math.min(CHUNK_BYTES, to - at);
+      long chunk = Math.min(CHUNK_BYTES, to - at);
       for (int i = 1; i < size; i++) {
         int peer = (rank + i) % size;
-        read(peer, peerAddress[peer] + at, scratch, bytes, what, seq);
-        Reductions.reduce(type, op, null, offset + at, null, scratch, bytes / e);
+        long source = scratch;
+        if (mapped) {
+          source = peerMapped[peer] + at;
+        } else {
+          read(peer, peerAddress[peer] + at, scratch, chunk, what, seq);
+        }
+        Reductions.reduce(type, op, null, offset + at, null, source, chunk / e);
       }
-      cma.reduced(bytes);
+      peers.reduced(chunk);
     }
     for (int i = 1; i < size; i++) {
-      gather((rank + i) % size, count, e, offset, tag, deadlineNs, what);
+      gather((rank + i) % size, count, e, offset, mapped, tag, deadlineNs, what);
     }
-    cma.gathered(seq);
+    peers.gathered(seq);
     for (int i = 1; i < size; i++) {
       await(GATHERED, (rank + i) % size, seq + 1, tag, deadlineNs, what);
     }
-    collectives++;
+    if (mapped) {
+      sharedRuns++;
+    } else {
+      crossMemoryRuns++;
+    }
     return true;
   }
 
@@ -137,18 +171,29 @@ final class CmaAllReduce implements AutoCloseable {
    * measured slower on a 2-core VM (reads of lines the other core is writing).
    */
   private void gather(
-      int peer, long count, int e, long offset, PieceTag tag, long deadlineNs, String what) {
+      int peer,
+      long count,
+      int e,
+      long offset,
+      boolean mapped,
+      PieceTag tag,
+      long deadlineNs,
+      String what) {
     long blockFrom = count * peer / size * e;
     long blockBytes = count * (peer + 1) / size * e - blockFrom;
     if (blockBytes == 0) {
       return;
     }
     await(REDUCED, peer, peerReducedBase[peer] + blockBytes, tag, deadlineNs, what);
-    read(peer, peerAddress[peer] + blockFrom, offset + blockFrom, blockBytes, what, tag.sequence);
+    if (mapped) {
+      UNSAFE.copyMemory(null, peerMapped[peer] + blockFrom, null, offset + blockFrom, blockBytes);
+    } else {
+      read(peer, peerAddress[peer] + blockFrom, offset + blockFrom, blockBytes, what, tag.sequence);
+    }
   }
 
   private void read(int peer, long remote, long local, long bytes, String what, long seq) {
-    int errno = cma.read(peer, remote, local, bytes);
+    int errno = peers.read(peer, remote, local, bytes);
     if (errno == 0) {
       return;
     }
@@ -168,11 +213,11 @@ final class CmaAllReduce implements AutoCloseable {
   private long flag(int phase, int peer) {
     switch (phase) {
       case POSTED:
-        return cma.posted(peer);
+        return peers.posted(peer);
       case REDUCED:
-        return cma.reducedBy(peer);
+        return peers.reducedBy(peer);
       default:
-        return cma.gatheredBy(peer);
+        return peers.gatheredBy(peer);
     }
   }
 
@@ -249,7 +294,7 @@ final class CmaAllReduce implements AutoCloseable {
             + peer
             + " to "
             + step
-            + " (cross-memory attach)",
+            + " (direct reads of peers' buffers)",
         List.of(peer));
   }
 

@@ -9,32 +9,49 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * Cross-memory attach between the ranks of a group that all share one node: each rank posts the
- * address of its working buffer for a collective in its shared-memory control block ({@link
- * ShmRingDescriptor}: posted, reduced, gathered), and peers copy from it with {@link CrossMemory}
- * (one kernel copy) instead of passing pieces through the rings (two copies). Exists only where
- * every rank passed the probe at group creation; used by the progress thread only.
+ * Direct reads of peers' buffers between the ranks of a group that all share one node: each rank
+ * posts the address of its working buffer for a collective in its shared-memory control block
+ * ({@link ShmRingDescriptor}: posted, reduced, gathered), and peers read it instead of passing
+ * pieces through the rings: through their mappings of the group's shared host memory ({@link
+ * SharedHostMemory}) where every buffer lies in it, else with {@link CrossMemory} (one kernel copy)
+ * where every rank passed the cross-memory probe at group creation. Used by the progress thread
+ * only.
  */
-public final class CmaPeers implements AutoCloseable {
+public final class DirectPeers implements AutoCloseable {
 
   private final int rank;
   private final long[] control; // [rank] native address of its control block
   private final int[] pids;
   private final long minBytes;
   private final long maxBytes;
+  private final boolean crossMemory; // every rank passed the probe: reads may use process_vm_readv
+  private final SharedHostMemory shared;
   private final CrossMemory memory = new CrossMemory();
   private long reducedBytes; // of this rank's blocks, over all collectives: only grows
 
-  private CmaPeers(int rank, long[] control, int[] pids, long minBytes, long maxBytes) {
+  private DirectPeers(
+      int rank,
+      long[] control,
+      int[] pids,
+      long minBytes,
+      long maxBytes,
+      boolean crossMemory,
+      SharedHostMemory shared) {
     this.maxBytes = maxBytes;
+    this.crossMemory = crossMemory;
+    this.shared = shared;
     this.rank = rank;
     this.control = control;
     this.pids = pids;
     this.minBytes = minBytes;
   }
 
-  /** The outcome of {@link #negotiate}: the peers (null when off) and the decision in words. */
-  record Decision(CmaPeers peers, String reason, boolean refused) {}
+  /**
+   * The outcome of {@link #negotiate}: the peers (posts always work; cross-memory reads only where
+   * every rank passed the probe), the cross-memory decision in words, and whether the kernel
+   * refused it.
+   */
+  record Decision(DirectPeers peers, String reason, boolean refused) {}
 
   /**
    * Decides, collectively over a group whose {@code size} ranks all share this node through {@code
@@ -48,55 +65,81 @@ public final class CmaPeers implements AutoCloseable {
       int rank,
       int size,
       ShmLinks shm,
+      SharedHostMemory shared,
       TransportConfig config,
       Duration timeout,
       String yama) {
     String mine = probe(rank, size, shm, config);
     store.set(
         keyPrefix + "cma/" + rank,
-        (config.cmaMinBytes() + " " + config.cmaMaxBytes() + " " + mine)
+        (config.cmaMinBytes()
+                + " "
+                + config.cmaMaxBytes()
+                + " "
+                + config.sharedMinBytes()
+                + " "
+                + mine)
             .getBytes(StandardCharsets.UTF_8));
     String refusal = null;
     boolean tried = true;
     for (int r = 0; r < size; r++) {
       String[] said =
           new String(store.get(keyPrefix + "cma/" + r, timeout), StandardCharsets.UTF_8)
-              .split(" ", 3);
+              .split(" ", 4);
       if (Long.parseLong(said[0]) != config.cmaMinBytes()
-          || Long.parseLong(said[1]) != config.cmaMaxBytes()) {
+          || Long.parseLong(said[1]) != config.cmaMaxBytes()
+          || Long.parseLong(said[2]) != config.sharedMinBytes()) {
         throw new ConfigException(
-            "DDP4J_CMA_MIN_BYTES / DDP4J_CMA_MAX_BYTES are "
+            "DDP4J_CMA_MIN_BYTES / DDP4J_CMA_MAX_BYTES / DDP4J_SHARED_MIN_BYTES are "
                 + text(Long.parseLong(said[0]))
                 + " / "
                 + said[1]
+                + " / "
+                + text(Long.parseLong(said[2]))
                 + " on rank "
                 + r
                 + " but "
                 + text(config.cmaMinBytes())
                 + " / "
                 + config.cmaMaxBytes()
+                + " / "
+                + text(config.sharedMinBytes())
                 + " on rank "
                 + rank
                 + " (set the same values on every rank)");
       }
-      if (!said[2].equals("ok") && refusal == null) {
-        refusal = said[2];
-        tried = !said[2].startsWith("off:");
+      if (!said[3].equals("ok") && refusal == null) {
+        refusal = said[3];
+        tried = !said[3].startsWith("off:");
       }
     }
     String note = yama == null ? "" : " (" + yama + ")";
-    if (refusal != null) {
-      return new Decision(null, refusal + note, tried);
-    }
     long[] control = new long[size];
     int[] pids = new int[size];
     for (int r = 0; r < size; r++) {
       control[r] = shm.control(r);
       pids[r] = (int) shm.pid(r);
     }
+    DirectPeers peers =
+        new DirectPeers(
+            rank,
+            control,
+            pids,
+            config.cmaMinBytes(),
+            config.cmaMaxBytes(),
+            refusal == null,
+            shared);
+    if (refusal != null) {
+      return new Decision(peers, refusal + note, tried);
+    }
     return new Decision(
-        new CmaPeers(rank, control, pids, config.cmaMinBytes(), config.cmaMaxBytes()),
-        "on for all-reduces of at least " + config.cmaMinBytes() + " bytes of native memory" + note,
+        peers,
+        "on for all-reduces of "
+            + config.cmaMinBytes()
+            + " to "
+            + config.cmaMaxBytes()
+            + " bytes of native memory"
+            + note,
         false);
   }
 
@@ -146,9 +189,22 @@ public final class CmaPeers implements AutoCloseable {
     }
   }
 
-  /** True if an all-reduce of {@code bytes} reads peers' buffers (where all are native). */
-  public boolean covers(long bytes) {
-    return bytes >= minBytes && bytes <= maxBytes;
+  /**
+   * True if an all-reduce of {@code bytes} reads peers' buffers with cross-memory attach (where all
+   * are native and not all in shared host memory).
+   */
+  public boolean crossMemoryCovers(long bytes) {
+    return crossMemory && bytes >= minBytes && bytes <= maxBytes;
+  }
+
+  /** True if every rank passed the cross-memory probe (reads may use process_vm_readv). */
+  public boolean crossMemory() {
+    return crossMemory;
+  }
+
+  /** The group's shared host memory, through which peers' buffers may be read without copies. */
+  public SharedHostMemory shared() {
+    return shared;
   }
 
   /**
@@ -239,5 +295,6 @@ public final class CmaPeers implements AutoCloseable {
   @Override
   public void close() {
     memory.close();
+    shared.close();
   }
 }
