@@ -67,8 +67,9 @@ public interface ProcessGroup extends AutoCloseable {
    * place (from {@code DDP4J_SHARED_MIN_BYTES}) instead of copying them through shared-memory
    * rings. Elsewhere it is plain direct memory.
    *
-   * <p>Collective: every rank calls it in the same order with the same count and type. The memory
-   * stays valid until {@link #close()}, which frees it: do not touch the buffer afterwards.
+   * <p>Collective: every rank calls it with the same count and type, in the same place in its
+   * sequence of collectives and allocations. The memory stays valid until {@link #close()}, which
+   * frees it: do not touch the buffer afterwards.
    */
   default HostBuffer allocateHost(long count, DataType type) {
     long bytes = type.bytesFor(count);
