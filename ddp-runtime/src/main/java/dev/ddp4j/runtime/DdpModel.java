@@ -4,10 +4,12 @@ import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.runtime.bucket.BucketPlan;
 import dev.ddp4j.runtime.bucket.GradientReducer;
 import dev.ddp4j.runtime.bucket.ParamRange;
+import dev.ddp4j.runtime.comm.NdBuffers;
 import dev.ddp4j.runtime.hook.BackwardHookLayer;
 import dev.ddp4j.runtime.model.GraphAdapter;
 import dev.ddp4j.runtime.model.ModelAdapter;
 import dev.ddp4j.runtime.model.MultiLayerAdapter;
+import dev.ddp4j.runtime.nd4jcuda.Nd4jDevices;
 import dev.ddp4j.runtime.nd4jcuda.NdCollectives;
 import dev.ddp4j.runtime.syncbn.SyncBatchNormLayer;
 import dev.ddp4j.runtime.trace.Timeline;
@@ -60,6 +62,7 @@ public final class DdpModel implements AutoCloseable {
   private long globalExamples = 1;
   private NdCollectives.Sum globalExamplesWork;
   private long gradientsDoneNs;
+  private boolean sharedGradients; // the model's gradients live in the group's shared memory
 
   private DdpModel(ModelAdapter adapter, ProcessGroup group, DdpOptions options) {
     this.adapter = adapter;
@@ -68,6 +71,18 @@ public final class DdpModel implements AutoCloseable {
         options.timelinePattern() == null
             ? Timeline.disabled()
             : Timeline.toFile(options.timelinePattern(), group.rank());
+    if (options.sharedGradients()
+        && group.backend().equals("cpu")
+        && group.size() > 1
+        && !Nd4jDevices.nd4jOnCuda()) {
+      // Bucket all-reduces then read peers' gradients in place (cpu backend, one node); the
+      // gradients move back into ND4J's memory at close, before the group frees this block.
+      INDArray shared = NdBuffers.sharedLike(group, adapter.gradients());
+      if (shared != null) {
+        adapter.moveGradients(shared);
+        sharedGradients = true;
+      }
+    }
     int elementBytes = adapter.gradients().data().getElementSize();
     BucketPlan plan =
         BucketPlan.of(
@@ -311,6 +326,12 @@ public final class DdpModel implements AutoCloseable {
     closed = true;
     adapter.removeListener(listener);
     adapter.unwrapHiddenLayers();
+    if (sharedGradients) {
+      INDArray g = adapter.gradients();
+      try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
+        adapter.moveGradients(Nd4j.create(g.dataType(), g.shape(), g.stride(), g.ordering()));
+      }
+    }
     try {
       timeline.write();
     } catch (IOException e) {

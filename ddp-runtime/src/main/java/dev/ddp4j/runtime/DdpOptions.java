@@ -17,6 +17,7 @@ import java.util.Map;
  *   <tr><td>DDP4J_COMM_HOOK</td><td>allreduce, fp16 or bf16</td><td>allreduce</td></tr>
  *   <tr><td>DDP4J_TIMELINE</td><td>Chrome-trace file per rank ({rank} or .rankR added)</td><td>none</td></tr>
  *   <tr><td>DDP4J_SYNC_BATCHNORM</td><td>1: batch norm statistics over all ranks' examples</td><td>0</td></tr>
+ *   <tr><td>DDP4J_SHARED_GRADIENTS</td><td>0: keep the gradients in ND4J's memory</td><td>1</td></tr>
  * </table>
  *
  * @param firstBucketBytes cap of bucket 0, which backward fills first
@@ -27,13 +28,17 @@ import java.util.Map;
  *     and variance of every rank's examples together (PyTorch's SyncBatchNorm), so N ranks with B
  *     examples each match one process on N*B; off by default (each rank's own statistics, running
  *     statistics averaged over ranks)
+ * @param sharedGradients whether, on the cpu backend, the model's flat gradient buffer moves into
+ *     the group's shared host memory ({@code ProcessGroup.allocateHost}) while the model is
+ *     wrapped, so bucket all-reduces read peers' gradients in place; on by default
  */
 public record DdpOptions(
     long firstBucketBytes,
     long bucketCapBytes,
     CommHook commHook,
     String timelinePattern,
-    boolean syncBatchNorm) {
+    boolean syncBatchNorm,
+    boolean sharedGradients) {
 
   public static final long MIB = 1L << 20;
 
@@ -52,15 +57,28 @@ public record DdpOptions(
     }
   }
 
-  /** Options without synchronised batch norm. */
+  /** Options without synchronised batch norm, with shared gradients. */
   public DdpOptions(
       long firstBucketBytes, long bucketCapBytes, CommHook commHook, String timelinePattern) {
-    this(firstBucketBytes, bucketCapBytes, commHook, timelinePattern, false);
+    this(firstBucketBytes, bucketCapBytes, commHook, timelinePattern, false, true);
   }
 
-  /** 1 MiB first bucket, 25 MiB others, plain all-reduce, no timeline, per-rank batch norm. */
+  /** Options with shared gradients. */
+  public DdpOptions(
+      long firstBucketBytes,
+      long bucketCapBytes,
+      CommHook commHook,
+      String timelinePattern,
+      boolean syncBatchNorm) {
+    this(firstBucketBytes, bucketCapBytes, commHook, timelinePattern, syncBatchNorm, true);
+  }
+
+  /**
+   * 1 MiB first bucket, 25 MiB others, plain all-reduce, no timeline, per-rank batch norm, shared
+   * gradients.
+   */
   public static DdpOptions defaults() {
-    return new DdpOptions(MIB, 25 * MIB, CommHooks.allReduce(), null, false);
+    return new DdpOptions(MIB, 25 * MIB, CommHooks.allReduce(), null, false, true);
   }
 
   public static DdpOptions fromEnvironment() {
@@ -86,13 +104,14 @@ public record DdpOptions(
         cap,
         hook,
         timeline == null || timeline.isBlank() ? null : timeline,
-        flag(env, "DDP4J_SYNC_BATCHNORM"));
+        flag(env, "DDP4J_SYNC_BATCHNORM", false),
+        flag(env, "DDP4J_SHARED_GRADIENTS", true));
   }
 
-  private static boolean flag(Map<String, String> env, String name) {
+  private static boolean flag(Map<String, String> env, String name, boolean fallback) {
     String v = env.get(name);
     if (v == null || v.isBlank()) {
-      return false;
+      return fallback;
     }
     switch (v.trim().toLowerCase(java.util.Locale.ROOT)) {
       case "1":
@@ -124,19 +143,29 @@ public record DdpOptions(
   }
 
   public DdpOptions withBucketCaps(long firstBytes, long capBytes) {
-    return new DdpOptions(firstBytes, capBytes, commHook, timelinePattern, syncBatchNorm);
+    return new DdpOptions(
+        firstBytes, capBytes, commHook, timelinePattern, syncBatchNorm, sharedGradients);
   }
 
   public DdpOptions withCommHook(CommHook hook) {
-    return new DdpOptions(firstBucketBytes, bucketCapBytes, hook, timelinePattern, syncBatchNorm);
+    return new DdpOptions(
+        firstBucketBytes, bucketCapBytes, hook, timelinePattern, syncBatchNorm, sharedGradients);
   }
 
   public DdpOptions withTimeline(String pattern) {
-    return new DdpOptions(firstBucketBytes, bucketCapBytes, commHook, pattern, syncBatchNorm);
+    return new DdpOptions(
+        firstBucketBytes, bucketCapBytes, commHook, pattern, syncBatchNorm, sharedGradients);
   }
 
   /** With synchronised batch statistics on or off (see {@link #syncBatchNorm()}). */
   public DdpOptions withSyncBatchNorm(boolean on) {
-    return new DdpOptions(firstBucketBytes, bucketCapBytes, commHook, timelinePattern, on);
+    return new DdpOptions(
+        firstBucketBytes, bucketCapBytes, commHook, timelinePattern, on, sharedGradients);
+  }
+
+  /** With the gradients in shared host memory or not (see {@link #sharedGradients()}). */
+  public DdpOptions withSharedGradients(boolean on) {
+    return new DdpOptions(
+        firstBucketBytes, bucketCapBytes, commHook, timelinePattern, syncBatchNorm, on);
   }
 }

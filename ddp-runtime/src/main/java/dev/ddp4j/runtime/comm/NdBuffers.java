@@ -2,7 +2,15 @@ package dev.ddp4j.runtime.comm;
 
 import dev.ddp4j.DataType;
 import dev.ddp4j.HostBuffer;
+import dev.ddp4j.ProcessGroup;
+import java.nio.ByteBuffer;
+import org.bytedeco.javacpp.DoublePointer;
+import org.bytedeco.javacpp.FloatPointer;
+import org.bytedeco.javacpp.indexer.DoubleIndexer;
+import org.bytedeco.javacpp.indexer.FloatIndexer;
+import org.nd4j.linalg.api.buffer.DataBuffer;
 import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.factory.Nd4j;
 
 /** Describes ND4J CPU arrays as {@link HostBuffer}s over their native memory, without copying. */
 public final class NdBuffers {
@@ -29,6 +37,30 @@ public final class NdBuffers {
     }
     long address = array.data().address() + array.offset() * array.data().getElementSize();
     return HostBuffer.ofAddress(address, array.length(), type);
+  }
+
+  /**
+   * A zeroed array shaped like {@code like} over a block of the group's shared host memory ({@link
+   * ProcessGroup#allocateHost}: collective), which stays the group's until it closes; null for
+   * types other than FLOAT and DOUBLE, which stay in ND4J's memory.
+   */
+  public static INDArray sharedLike(ProcessGroup group, INDArray like) {
+    org.nd4j.linalg.api.buffer.DataType t = like.dataType();
+    if (t != org.nd4j.linalg.api.buffer.DataType.FLOAT
+        && t != org.nd4j.linalg.api.buffer.DataType.DOUBLE) {
+      return null;
+    }
+    long n = like.length();
+    ByteBuffer bytes = group.allocateHost(n, dataType(t)).byteBuffer();
+    DataBuffer data;
+    if (t == org.nd4j.linalg.api.buffer.DataType.FLOAT) {
+      FloatPointer p = new FloatPointer(bytes.asFloatBuffer());
+      data = Nd4j.createBuffer(p, t, n, FloatIndexer.create(p));
+    } else {
+      DoublePointer p = new DoublePointer(bytes.asDoubleBuffer());
+      data = Nd4j.createBuffer(p, t, n, DoubleIndexer.create(p));
+    }
+    return Nd4j.create(data, like.shape(), like.stride(), 0, like.ordering());
   }
 
   /** The ddp4j type of an ND4J type. */

@@ -10,6 +10,7 @@ import org.deeplearning4j.nn.api.Model;
 import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.nn.graph.vertex.GraphVertex;
 import org.deeplearning4j.nn.graph.vertex.impl.LayerVertex;
+import org.deeplearning4j.nn.updater.graph.ComputationGraphUpdater;
 import org.deeplearning4j.optimize.api.TrainingListener;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.dataset.api.DataSet;
@@ -60,6 +61,15 @@ public final class GraphAdapter implements ModelAdapter {
   @Override
   public INDArray updaterState() {
     return graph.getUpdater().getStateViewArray();
+  }
+
+  @Override
+  public void moveGradients(INDArray flat) {
+    INDArray state = GradientBuffers.copyOfState(graph.getUpdater().getStateViewArray());
+    flat.assign(graph.getGradientsViewArray());
+    GradientBuffers.setFlattenedGradients(ComputationGraph.class, graph, flat);
+    graph.setBackpropGradientsViewArray(flat);
+    graph.setUpdater(new ComputationGraphUpdater(graph, state));
   }
 
   @Override

@@ -30,6 +30,14 @@ public interface ModelAdapter {
   INDArray updaterState();
 
   /**
+   * Makes {@code flat} (same length and type as {@link #gradients()}) the model's gradient buffer:
+   * copies the gradients into it, points every layer's gradient views at it, and rebuilds the
+   * updater over it with its state carried over (DL4J's updater keeps views of the buffer it was
+   * built on). Call before the layers are wrapped.
+   */
+  void moveGradients(INDArray flat);
+
+  /**
    * Each layer with parameters: its index in backward order's reverse and its range in the flat
    * buffers.
    */

@@ -8,6 +8,7 @@ import java.util.function.UnaryOperator;
 import org.deeplearning4j.nn.api.Layer;
 import org.deeplearning4j.nn.api.Model;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.deeplearning4j.nn.updater.MultiLayerUpdater;
 import org.deeplearning4j.optimize.api.TrainingListener;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.dataset.api.DataSet;
@@ -49,6 +50,15 @@ public final class MultiLayerAdapter implements ModelAdapter {
   @Override
   public INDArray updaterState() {
     return net.getUpdater().getStateViewArray();
+  }
+
+  @Override
+  public void moveGradients(INDArray flat) {
+    INDArray state = GradientBuffers.copyOfState(net.getUpdater().getStateViewArray());
+    flat.assign(net.getGradientsViewArray());
+    GradientBuffers.setFlattenedGradients(MultiLayerNetwork.class, net, flat);
+    net.setBackpropGradientsViewArray(flat);
+    net.setUpdater(new MultiLayerUpdater(net, state));
   }
 
   @Override
