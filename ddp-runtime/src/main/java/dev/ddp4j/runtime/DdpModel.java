@@ -71,36 +71,61 @@ public final class DdpModel implements AutoCloseable {
         options.timelinePattern() == null
             ? Timeline.disabled()
             : Timeline.toFile(options.timelinePattern(), group.rank());
-    if (options.sharedGradients()
-        && group.backend().equals("cpu")
-        && group.size() > 1
-        && !Nd4jDevices.nd4jOnCuda()) {
-      // Bucket all-reduces then read peers' gradients in place (cpu backend, one node); the
-      // gradients move back into ND4J's memory at close, before the group frees this block.
-      INDArray shared = NdBuffers.sharedLike(group, adapter.gradients());
-      if (shared != null) {
-        adapter.moveGradients(shared);
-        sharedGradients = true;
-      }
+    if (options.sharedGradients()) {
+      moveGradientsToSharedMemory();
     }
-    int elementBytes = adapter.gradients().data().getElementSize();
-    BucketPlan plan =
-        BucketPlan.of(
-            adapter.layerRanges(),
-            elementBytes,
-            options.firstBucketBytes(),
-            options.bucketCapBytes());
-    // Host buffers on ND4J's CPU backend; device buffers on ND4J's stream for ND4J CUDA + cuda
-    // group.
-    this.collectives = NdCollectives.of(group);
-    this.reducer = new GradientReducer(group, plan, collectives.hook(options.commHook()), timeline);
-    broadcastState();
-    adapter.wrapHiddenLayers(
-        new HookListener(),
-        options.syncBatchNorm()
-            ? layer -> SyncBatchNormLayer.wrapIfBatchNorm(layer, collectives::sumInPlace)
-            : layer -> layer);
-    adapter.addListenerFirst(listener);
+    try {
+      int elementBytes = adapter.gradients().data().getElementSize();
+      BucketPlan plan =
+          BucketPlan.of(
+              adapter.layerRanges(),
+              elementBytes,
+              options.firstBucketBytes(),
+              options.bucketCapBytes());
+      // Host buffers on ND4J's CPU backend; device buffers on ND4J's stream for ND4J CUDA + cuda
+      // group.
+      this.collectives = NdCollectives.of(group);
+      this.reducer =
+          new GradientReducer(group, plan, collectives.hook(options.commHook()), timeline);
+      broadcastState();
+      adapter.wrapHiddenLayers(
+          new HookListener(),
+          options.syncBatchNorm()
+              ? layer -> SyncBatchNormLayer.wrapIfBatchNorm(layer, collectives::sumInPlace)
+              : layer -> layer);
+      adapter.addListenerFirst(listener);
+    } catch (RuntimeException | Error e) {
+      moveGradientsHome(); // the group may close next and free the shared block
+      throw e;
+    }
+  }
+
+  /**
+   * On the cpu backend with more than one rank: the model's gradients move into the group's shared
+   * host memory, so bucket all-reduces read peers' gradients in place (where every rank shares one
+   * node). Collective, as {@link ProcessGroup#allocateHost} is.
+   */
+  private void moveGradientsToSharedMemory() {
+    if (!group.backend().equals("cpu") || group.size() == 1 || Nd4jDevices.nd4jOnCuda()) {
+      return;
+    }
+    INDArray shared = NdBuffers.sharedLike(group, adapter.gradients());
+    if (shared != null) {
+      adapter.moveGradients(shared);
+      sharedGradients = true;
+    }
+  }
+
+  /** Moves the gradients back into ND4J's memory, before the group frees its shared block. */
+  private void moveGradientsHome() {
+    if (!sharedGradients) {
+      return;
+    }
+    INDArray g = adapter.gradients();
+    try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
+      adapter.moveGradients(Nd4j.create(g.dataType(), g.shape(), g.stride(), g.ordering()));
+    }
+    sharedGradients = false;
   }
 
   /** Wraps {@code net} (initialised with {@code init()}) with options from the environment. */
@@ -326,12 +351,7 @@ public final class DdpModel implements AutoCloseable {
     closed = true;
     adapter.removeListener(listener);
     adapter.unwrapHiddenLayers();
-    if (sharedGradients) {
-      INDArray g = adapter.gradients();
-      try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
-        adapter.moveGradients(Nd4j.create(g.dataType(), g.shape(), g.stride(), g.ordering()));
-      }
-    }
+    moveGradientsHome();
     try {
       timeline.write();
     } catch (IOException e) {
