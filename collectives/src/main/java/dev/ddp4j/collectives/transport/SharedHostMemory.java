@@ -1,6 +1,7 @@
 package dev.ddp4j.collectives.transport;
 
 import dev.ddp4j.ConfigException;
+import dev.ddp4j.DdpTimeoutException;
 import dev.ddp4j.Store;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -104,7 +105,8 @@ public final class SharedHostMemory implements AutoCloseable {
           continue;
         }
         String[] said =
-            new String(store.get(key + peer, timeout), StandardCharsets.UTF_8).split("\n", 3);
+            new String(awaitKey(key + peer, k, peer, "allocate it"), StandardCharsets.UTF_8)
+                .split("\n", 3);
         long peerBytes = Long.parseLong(said[0]);
         if (peerBytes != bytes) {
           throw new ConfigException(
@@ -125,11 +127,9 @@ public final class SharedHostMemory implements AutoCloseable {
         added[peer] = new Region(Long.parseLong(said[1]), bytes, mapped.address());
       }
       store.set(keyPrefix + "mem-mapped/" + k + "/" + rank, new byte[] {1});
-      List<String> mapped = new ArrayList<>();
       for (int r = 0; r < size; r++) {
-        mapped.add(keyPrefix + "mem-mapped/" + k + "/" + r);
+        awaitKey(keyPrefix + "mem-mapped/" + k + "/" + r, k, r, "map every rank's block");
       }
-      store.wait(mapped, timeout);
       own.unlink(); // every rank holds a mapping now: nothing left to clean up after a crash
       Region[][] next = new Region[size][];
       for (int r = 0; r < size; r++) {
@@ -144,6 +144,30 @@ public final class SharedHostMemory implements AutoCloseable {
         s.close();
       }
       throw e;
+    }
+  }
+
+  /**
+   * The value of {@code key}, which {@code peer} sets once it did {@code what}; names it if not.
+   */
+  private byte[] awaitKey(String key, int k, int peer, String what) {
+    try {
+      return store.get(key, timeout);
+    } catch (DdpTimeoutException e) {
+      throw new DdpTimeoutException(
+          "shared host memory allocation #"
+              + k
+              + " on rank "
+              + rank
+              + " timed out after "
+              + timeout
+              + ": rank "
+              + peer
+              + " did not "
+              + what
+              + " (every rank calls allocateHost with the same count, at the same place among its"
+              + " collectives)",
+          List.of(peer));
     }
   }
 

@@ -77,6 +77,17 @@ class SharedHostMemoryTest {
         .contains("rank 0 asked for 100 bytes but rank 1 for 200");
   }
 
+  @Test
+  void shouldNameTheRankThatNeverAllocates() throws Exception {
+    List<Outcome> outcomes =
+        RankProcesses.run(2, Map.of(), SharedMemoryScenario.MissingRank.class, 120);
+    String all = RankProcesses.describe(outcomes);
+    for (Outcome o : outcomes) {
+      assertThat(o.exitStatus()).as(all).isZero();
+    }
+    assertThat(outcomes.get(0).output()).contains("rank 0 saw the missing rank");
+  }
+
   private static long sharedAllReduces(Outcome o, String all) {
     Matcher m = COUNT.matcher(o.output());
     assertThat(m.find()).as("rank %d printed its count\n%s", o.rank(), all).isTrue();

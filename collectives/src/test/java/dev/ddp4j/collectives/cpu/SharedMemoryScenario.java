@@ -158,4 +158,32 @@ public final class SharedMemoryScenario implements RankProcessMain.RankScenario 
       }
     }
   }
+
+  /**
+   * Rank 1 never allocates: rank 0's allocation must fail within the group's timeout, naming rank
+   * 1, instead of waiting on.
+   */
+  public static final class MissingRank implements RankProcessMain.RankScenario {
+    @Override
+    public java.time.Duration timeout() {
+      return java.time.Duration.ofSeconds(3);
+    }
+
+    @Override
+    public void run(ProcessGroup pg, String[] args) {
+      if (pg.rank() == 1) {
+        pg.store().get("missing/checked", java.time.Duration.ofSeconds(60));
+        return;
+      }
+      long start = System.nanoTime();
+      Throwable e = catchThrowable(() -> pg.allocateHost(1 << 20, DataType.FLOAT32));
+      assertThat(e)
+          .isInstanceOf(dev.ddp4j.DdpTimeoutException.class)
+          .hasMessageContaining("rank 1 did not allocate it");
+      assertThat(((dev.ddp4j.DdpTimeoutException) e).missingRanks()).containsExactly(1);
+      assertThat((System.nanoTime() - start) / 1e9).as("seconds").isLessThan(30);
+      pg.store().set("missing/checked", new byte[] {1});
+      System.out.println("rank 0 saw the missing rank: " + e.getMessage());
+    }
+  }
 }
