@@ -1,5 +1,6 @@
 package dev.ddp4j.runtime;
 
+import dev.ddp4j.HostBuffer;
 import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.runtime.bucket.BucketPlan;
 import dev.ddp4j.runtime.bucket.GradientReducer;
@@ -62,7 +63,9 @@ public final class DdpModel implements AutoCloseable {
   private long globalExamples = 1;
   private NdCollectives.Sum globalExamplesWork;
   private long gradientsDoneNs;
-  private boolean sharedGradients; // the model's gradients live in the group's shared memory
+  // Where the model's gradients live while wrapped (ProcessGroup.allocateHost), or null; held so
+  // the memory outlives their use of it.
+  private HostBuffer sharedBlock;
 
   private DdpModel(ModelAdapter adapter, ProcessGroup group, DdpOptions options) {
     this.adapter = adapter;
@@ -109,23 +112,25 @@ public final class DdpModel implements AutoCloseable {
     if (!group.backend().equals("cpu") || group.size() == 1 || Nd4jDevices.nd4jOnCuda()) {
       return;
     }
-    INDArray shared = NdBuffers.sharedLike(group, adapter.gradients());
-    if (shared != null) {
-      adapter.moveGradients(shared);
-      sharedGradients = true;
+    INDArray g = adapter.gradients();
+    if (g.dataType() != org.nd4j.linalg.api.buffer.DataType.FLOAT
+        && g.dataType() != org.nd4j.linalg.api.buffer.DataType.DOUBLE) {
+      return; // so on every rank (its model has the same type): none makes the collective call
     }
+    sharedBlock = group.allocateHost(g.length(), NdBuffers.dataType(g.dataType()));
+    adapter.moveGradients(NdBuffers.arrayOver(sharedBlock, g));
   }
 
   /** Moves the gradients back into ND4J's memory, before the group frees its shared block. */
   private void moveGradientsHome() {
-    if (!sharedGradients) {
+    if (sharedBlock == null) {
       return;
     }
     INDArray g = adapter.gradients();
     try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
       adapter.moveGradients(Nd4j.create(g.dataType(), g.shape(), g.stride(), g.ordering()));
     }
-    sharedGradients = false;
+    sharedBlock = null;
   }
 
   /** Wraps {@code net} (initialised with {@code init()}) with options from the environment. */

@@ -2,7 +2,6 @@ package dev.ddp4j.runtime.comm;
 
 import dev.ddp4j.DataType;
 import dev.ddp4j.HostBuffer;
-import dev.ddp4j.ProcessGroup;
 import java.nio.ByteBuffer;
 import org.bytedeco.javacpp.DoublePointer;
 import org.bytedeco.javacpp.FloatPointer;
@@ -40,25 +39,23 @@ public final class NdBuffers {
   }
 
   /**
-   * A zeroed array shaped like {@code like} over a block of the group's shared host memory ({@link
-   * ProcessGroup#allocateHost}: collective), which stays the group's until it closes; null for
-   * types other than FLOAT and DOUBLE, which stay in ND4J's memory.
+   * An array shaped like {@code like} (FLOAT or DOUBLE) over {@code block}'s memory, without a
+   * copy; the caller keeps {@code block} reachable (and its memory allocated) while the array is
+   * used.
    */
-  public static INDArray sharedLike(ProcessGroup group, INDArray like) {
+  public static INDArray arrayOver(HostBuffer block, INDArray like) {
     org.nd4j.linalg.api.buffer.DataType t = like.dataType();
-    if (t != org.nd4j.linalg.api.buffer.DataType.FLOAT
-        && t != org.nd4j.linalg.api.buffer.DataType.DOUBLE) {
-      return null;
-    }
     long n = like.length();
-    ByteBuffer bytes = group.allocateHost(n, dataType(t)).byteBuffer();
+    ByteBuffer bytes = block.byteBuffer();
     DataBuffer data;
     if (t == org.nd4j.linalg.api.buffer.DataType.FLOAT) {
       FloatPointer p = new FloatPointer(bytes.asFloatBuffer());
       data = Nd4j.createBuffer(p, t, n, FloatIndexer.create(p));
-    } else {
+    } else if (t == org.nd4j.linalg.api.buffer.DataType.DOUBLE) {
       DoublePointer p = new DoublePointer(bytes.asDoubleBuffer());
       data = Nd4j.createBuffer(p, t, n, DoubleIndexer.create(p));
+    } else {
+      throw new IllegalArgumentException("ND4J type " + t + " (expected: FLOAT or DOUBLE)");
     }
     return Nd4j.create(data, like.shape(), like.stride(), 0, like.ordering());
   }
