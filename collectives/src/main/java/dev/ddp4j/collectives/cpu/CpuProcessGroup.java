@@ -77,12 +77,12 @@ public final class CpuProcessGroup implements ProcessGroup {
     int entries = Integer.parseInt(env.getOrDefault("DDP4J_FLIGHT_RECORDER_ENTRIES", "64").trim());
     this.recorder = new FlightRecorder(entries);
     this.plan = plan;
-    this.sharedMinBytes = config.sharedMinBytes();
+    this.sharedMinBytes = config.sharedMinBytes(size);
     ScheduleCache schedules = new ScheduleCache(rank, plan, config.channels(), config.slotBytes());
     DirectAllReduce direct =
         links.direct() == null || !directAllowed
             ? null
-            : new DirectAllReduce(links, links.direct(), config.sharedMinBytes());
+            : new DirectAllReduce(links, links.direct(), sharedMinBytes);
     this.crossMemory = direct != null && links.direct().crossMemory();
     ProgramRunner runner = new ProgramRunner(links, direct == null ? null : links.direct());
     this.collectives = new CpuCollectives(rank, size, schedules, runner, direct);

@@ -144,7 +144,9 @@ public final class DirectPeers implements AutoCloseable {
   }
 
   private static String text(long minBytes) {
-    return minBytes == TransportConfig.CMA_OFF ? "off" : Long.toString(minBytes);
+    return minBytes == TransportConfig.CMA_OFF
+        ? "off"
+        : minBytes == 0 ? "unset" : Long.toString(minBytes);
   }
 
   /** "ok", "off: why" (not tried), or why this rank cannot read a peer's memory. */

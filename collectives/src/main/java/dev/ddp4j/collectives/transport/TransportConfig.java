@@ -30,7 +30,8 @@ import java.util.Map;
  * @param sharedMinBytes {@code DDP4J_SHARED_MIN_BYTES}: the smallest all-reduce (in bytes) that,
  *     where every rank's buffer lies in the group's shared host memory ({@link SharedHostMemory}),
  *     reads peers' buffers through its mappings instead of the plan's algorithm, the same on every
- *     rank; default {@link #DEFAULT_SHARED_MIN_BYTES}, {@code off} ({@link #CMA_OFF}) for never
+ *     rank; 0 when unset: then {@link #sharedMinBytes(int)} gives the default for the group's size;
+ *     {@code off} ({@link #CMA_OFF}) for never
  */
 public record TransportConfig(
     boolean shmDisabled,
@@ -65,10 +66,13 @@ public record TransportConfig(
   public static final long DEFAULT_CMA_MAX_BYTES = 16L << 20;
 
   /**
-   * From this size the direct reads of shared host memory ran faster than the plan's algorithms
-   * (bench/cpu-allreduce-vs-openmpi.md).
+   * From these sizes the direct reads of shared host memory ran faster than the plan's algorithms:
+   * 128 KiB on 3 or more ranks, 256 KiB on 2, where the ring was as fast or faster at 128 KiB on
+   * both machines measured (bench/cpu-allreduce-vs-openmpi.md).
    */
   public static final long DEFAULT_SHARED_MIN_BYTES = 128L << 10;
+
+  public static final long DEFAULT_SHARED_MIN_BYTES_TWO_RANKS = 256L << 10;
 
   /** Reads the settings from {@code env}. */
   public static TransportConfig fromEnvironment(Map<String, String> env) {
@@ -102,9 +106,7 @@ public record TransportConfig(
     long cmaMinBytes = bytesOrOff("DDP4J_CMA_MIN_BYTES", minText);
     long sharedMinBytes =
         bytesOrOff(
-            "DDP4J_SHARED_MIN_BYTES",
-            read(env, "DDP4J_SHARED_MIN_BYTES", null, Long.toString(DEFAULT_SHARED_MIN_BYTES))
-                .trim());
+            "DDP4J_SHARED_MIN_BYTES", read(env, "DDP4J_SHARED_MIN_BYTES", null, "default").trim());
     long cmaMaxBytes = longValue(env, "DDP4J_CMA_MAX_BYTES", DEFAULT_CMA_MAX_BYTES);
     if (cmaMaxBytes < 1) {
       throw new ConfigException(
@@ -126,8 +128,23 @@ public record TransportConfig(
         sharedMinBytes);
   }
 
-  /** A byte count >= 1, or {@code off} ({@link #CMA_OFF}: never). */
+  /**
+   * {@link #sharedMinBytes} for a group of {@code ranks}: as set, or {@link
+   * #DEFAULT_SHARED_MIN_BYTES_TWO_RANKS} for 2 ranks and {@link #DEFAULT_SHARED_MIN_BYTES} for
+   * more.
+   */
+  public long sharedMinBytes(int ranks) {
+    if (sharedMinBytes != 0) {
+      return sharedMinBytes;
+    }
+    return ranks == 2 ? DEFAULT_SHARED_MIN_BYTES_TWO_RANKS : DEFAULT_SHARED_MIN_BYTES;
+  }
+
+  /** A byte count >= 1, {@code off} ({@link #CMA_OFF}: never), or {@code default} (0). */
   private static long bytesOrOff(String name, String text) {
+    if (text.equals("default")) {
+      return 0;
+    }
     long bytes;
     try {
       bytes = text.equals("off") ? CMA_OFF : Long.parseLong(text);

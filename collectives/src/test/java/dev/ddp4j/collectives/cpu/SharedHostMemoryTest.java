@@ -24,8 +24,8 @@ class SharedHostMemoryTest {
   private static final Pattern COUNT = Pattern.compile("shared-memory all-reduces: (\\d+)");
 
   /**
-   * {@code min}: DDP4J_SHARED_MIN_BYTES ({@code default}: unset, 128 KiB); {@code cma}:
-   * DDP4J_CMA_DISABLE (the shared path needs no cross-memory attach).
+   * {@code min}: DDP4J_SHARED_MIN_BYTES ({@code default}: unset, 256 KiB on 2 ranks, 128 KiB on
+   * more); {@code cma}: DDP4J_CMA_DISABLE (the shared path needs no cross-memory attach).
    */
   @ParameterizedTest(name = "{0} ranks, DDP4J_SHARED_MIN_BYTES={1}, DDP4J_CMA_DISABLE={2}")
   @CsvSource({
