@@ -307,16 +307,7 @@ __device__ __forceinline__ unsigned ringRankAt(const Params& p, unsigned pos) { 
 
 // Whole block: waits until `sender`'s flag for block b in this rank's scratch reached `value`.
 __device__ __forceinline__ void waitPeer(const Params& p, unsigned long long b, unsigned long long sender, unsigned long long value) {
-  if (threadIdx.x == 0) {
-    const unsigned long long* f = flagAt(p.scratch[p.rank], b, sender);
-    if (loadAcquire(f) < value) {
-      unsigned long long start = globalTimerNs();
-      unsigned spins = 0;
-      while (loadAcquire(f) < value) {
-        if ((++spins & 1023) == 0 && globalTimerNs() - start > p.timeoutNs) __trap();
-      }
-    }
-  }
+  if (threadIdx.x == 0) waitFlag(flagAt(p.scratch[p.rank], b, sender), value, p.timeoutNs);
   __syncthreads();
 }
 

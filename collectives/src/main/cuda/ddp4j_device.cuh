@@ -67,21 +67,24 @@ __device__ __forceinline__ void signalPeers(const Params& p, unsigned long long 
   }
 }
 
+// One thread: spins until the flag at `f` reached `value`. A peer that never raises it (dead process) traps the
+// kernel after timeoutNs instead of hanging.
+__device__ __forceinline__ void waitFlag(const unsigned long long* f, unsigned long long value, unsigned long long timeoutNs) {
+  if (loadAcquire(f) < value) {
+    unsigned long long start = globalTimerNs();
+    unsigned spins = 0;
+    while (loadAcquire(f) < value) {
+      if ((++spins & 1023) == 0 && globalTimerNs() - start > timeoutNs) __trap();
+    }
+  }
+}
+
 // Called by the whole block: waits until every peer's (and with `self` this rank's own) flag for block `b` in this rank's scratch reached
-// `value`. A peer that never arrives (dead process) traps the kernel after timeoutNs instead of hanging.
+// `value`.
 template <typename Params>
 __device__ __forceinline__ void waitPeers(const Params& p, unsigned long long b, unsigned long long value, bool self) {
   unsigned long long q = threadIdx.x;
-  if (q < p.nranks && (self || q != p.rank)) {
-    const unsigned long long* f = flagAt(p.scratch[p.rank], b, q);
-    if (loadAcquire(f) < value) {
-      unsigned long long start = globalTimerNs();
-      unsigned spins = 0;
-      while (loadAcquire(f) < value) {
-        if ((++spins & 1023) == 0 && globalTimerNs() - start > p.timeoutNs) __trap();
-      }
-    }
-  }
+  if (q < p.nranks && (self || q != p.rank)) waitFlag(flagAt(p.scratch[p.rank], b, q), value, p.timeoutNs);
   __syncthreads();
 }
 

@@ -229,8 +229,8 @@ public final class CpuProcessGroup implements ProcessGroup {
     HostMemory in = host("allReduce", input);
     HostMemory out = host("allReduce", output);
     int meta = CollectiveMeta.pack(Kind.ALL_REDUCE, input.dataType(), op, -1);
-    // Read here, in issue order: allocations are collective, so every rank sees the same number.
-    boolean shared = links.sharedMemory() != null && links.sharedMemory().allocations() > 0;
+    // Read here, in issue order: allocations are collective, so every rank sees the same.
+    boolean shared = links.sharedMemory() != null && links.sharedMemory().hasBlocks();
     return submit(
         meta, input.count(), (t, d, w) -> collectives.allReduce(in, out, op, shared, t, d, w));
   }

@@ -31,10 +31,10 @@ final class AllReduceKernels {
       new CUfunction[DataType.values().length][ReduceOp.values().length];
 
   /** Ring all-gather over bytes, {@code ddp4j_ringallgather_bytes}. */
-  private final CUfunction ringAllGather = new CUfunction();
+  private final CUfunction ringAllGather;
 
   /** Ring (chain) broadcast over bytes, {@code ddp4j_ringbroadcast_bytes}. */
-  private final CUfunction ringBroadcast = new CUfunction();
+  private final CUfunction ringBroadcast;
 
   /** Loads the module into the current context and resolves every kernel. */
   AllReduceKernels() {
@@ -43,28 +43,19 @@ final class AllReduceKernels {
       CUfunction[][] byType = new CUfunction[DataType.values().length][ReduceOp.values().length];
       for (DataType t : DataType.values()) {
         for (ReduceOp op : ReduceOp.values()) {
-          CUfunction f = new CUfunction();
-          String name = name(algo, t, op);
-          Cu.check(JCudaDriver.cuModuleGetFunction(f, module, name), "cuModuleGetFunction " + name);
-          byType[t.ordinal()][op.ordinal()] = f;
+          byType[t.ordinal()][op.ordinal()] = Cu.function(module, name(algo, t, op));
         }
       }
       functions.put(algo, byType);
     }
     for (DataType t : DataType.values()) {
       for (ReduceOp op : ReduceOp.values()) {
-        CUfunction f = new CUfunction();
-        String name = ringReduceScatterName(t, op);
-        Cu.check(JCudaDriver.cuModuleGetFunction(f, module, name), "cuModuleGetFunction " + name);
-        ringReduceScatter[t.ordinal()][op.ordinal()] = f;
+        ringReduceScatter[t.ordinal()][op.ordinal()] =
+            Cu.function(module, ringReduceScatterName(t, op));
       }
     }
-    Cu.check(
-        JCudaDriver.cuModuleGetFunction(ringAllGather, module, RING_ALL_GATHER),
-        "cuModuleGetFunction " + RING_ALL_GATHER);
-    Cu.check(
-        JCudaDriver.cuModuleGetFunction(ringBroadcast, module, RING_BROADCAST),
-        "cuModuleGetFunction " + RING_BROADCAST);
+    ringAllGather = Cu.function(module, RING_ALL_GATHER);
+    ringBroadcast = Cu.function(module, RING_BROADCAST);
   }
 
   static final String RING_ALL_GATHER = "ddp4j_ringallgather_bytes";

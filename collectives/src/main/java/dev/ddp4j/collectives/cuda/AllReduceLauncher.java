@@ -140,7 +140,7 @@ final class AllReduceLauncher implements AutoCloseable {
 
   /** The most bytes one launch reduces. */
   long maxLaunchBytes() {
-    return scratch.layout().slotBytes() - (ringOnly ? RING_SLOT_SLACK_BYTES : 0);
+    return ringOnly ? ringPieceBytes() : scratch.layout().slotBytes();
   }
 
   /** The ring order as {@code 0-2-1-3}. */
@@ -176,7 +176,7 @@ final class AllReduceLauncher implements AutoCloseable {
     DataType t = in.dataType();
     long count = in.count();
     long slotElems = scratch.layout().slotBytes() / t.sizeBytes();
-    long ringElems = (scratch.layout().slotBytes() - RING_SLOT_SLACK_BYTES) / t.sizeBytes();
+    long ringElems = ringPieceBytes() / t.sizeBytes();
     for (long done = 0, n; done < count; done += n) {
       n = Math.min(slotElems, count - done);
       AllReduceTuning tuning =
@@ -288,7 +288,7 @@ final class AllReduceLauncher implements AutoCloseable {
   void ringReduceScatter(DeviceBuffer in, DeviceBuffer out, ReduceOp op, CUstream stream) {
     DataType t = out.dataType();
     long block = out.count();
-    long pieceElems = (scratch.layout().slotBytes() - RING_SLOT_SLACK_BYTES) / t.sizeBytes();
+    long pieceElems = ringPieceBytes() / t.sizeBytes();
     for (long done = 0; done < block; done += pieceElems) {
       long n = Math.min(pieceElems, block - done);
       long at = t.bytesFor(done);
@@ -314,22 +314,7 @@ final class AllReduceLauncher implements AutoCloseable {
    * ring kernel; {@code in} is disjoint from {@code out} or exactly part rank of it.
    */
   void ringAllGather(long in, long out, long partBytes, CUstream stream) {
-    long pieceBytes = scratch.layout().slotBytes() - RING_SLOT_SLACK_BYTES;
-    for (long done = 0; done < partBytes; done += pieceBytes) {
-      long n = Math.min(pieceBytes, partBytes - done);
-      AllReduceTuning tuning =
-          chooser.chooseRing(n * size, size, DataType.UINT8).fitRingFlags(n * size, size);
-      launch(
-          nextSeq(),
-          tuning,
-          kernels.ringAllGather(),
-          in + done,
-          out + done,
-          n,
-          partBytes,
-          0,
-          stream);
-    }
+    ringBytePieces(kernels.ringAllGather(), in, out, partBytes, partBytes, 0, stream);
   }
 
   /**
@@ -337,21 +322,23 @@ final class AllReduceLauncher implements AutoCloseable {
    * ring (a chain from the root, each rank pushing to its successor).
    */
   void ringBroadcast(long buffer, long bytes, int root, CUstream stream) {
-    long pieceBytes = scratch.layout().slotBytes() - RING_SLOT_SLACK_BYTES;
+    ringBytePieces(kernels.ringBroadcast(), buffer, buffer, bytes, 0, root, stream);
+  }
+
+  /** The most bytes a ring launch moves per rank: a slot less the ring kernels' slack. */
+  private long ringPieceBytes() {
+    return scratch.layout().slotBytes() - RING_SLOT_SLACK_BYTES;
+  }
+
+  /** Launches the byte kernel {@code f} once per ring piece of {@code bytes}. */
+  private void ringBytePieces(
+      CUfunction f, long in, long out, long bytes, long stride, int root, CUstream stream) {
+    long pieceBytes = ringPieceBytes();
     for (long done = 0; done < bytes; done += pieceBytes) {
       long n = Math.min(pieceBytes, bytes - done);
       AllReduceTuning tuning =
           chooser.chooseRing(n * size, size, DataType.UINT8).fitRingFlags(n * size, size);
-      launch(
-          nextSeq(),
-          tuning,
-          kernels.ringBroadcast(),
-          buffer + done,
-          buffer + done,
-          n,
-          0,
-          root,
-          stream);
+      launch(nextSeq(), tuning, f, in + done, out + done, n, stride, root, stream);
     }
   }
 

@@ -35,8 +35,8 @@ final class CollectiveLauncher implements AutoCloseable {
   private final CUmodule module = new CUmodule();
   private final CUfunction[][] reduceScatter =
       new CUfunction[DataType.values().length][ReduceOp.values().length];
-  private final CUfunction allGather = new CUfunction();
-  private final CUfunction broadcast = new CUfunction();
+  private final CUfunction allGather;
+  private final CUfunction broadcast;
 
   /** BulkPushExperiment's kernels, resolved on first use. */
   private final java.util.Map<String, CUfunction> experiments = new java.util.HashMap<>();
@@ -69,18 +69,11 @@ final class CollectiveLauncher implements AutoCloseable {
     Cu.loadModule(module, RESOURCE);
     for (DataType t : DataType.values()) {
       for (ReduceOp op : ReduceOp.values()) {
-        CUfunction f = new CUfunction();
-        String name = reduceScatterName(t, op);
-        Cu.check(JCudaDriver.cuModuleGetFunction(f, module, name), "cuModuleGetFunction " + name);
-        reduceScatter[t.ordinal()][op.ordinal()] = f;
+        reduceScatter[t.ordinal()][op.ordinal()] = Cu.function(module, reduceScatterName(t, op));
       }
     }
-    Cu.check(
-        JCudaDriver.cuModuleGetFunction(allGather, module, "ddp4j_allgather_bytes"),
-        "cuModuleGetFunction ddp4j_allgather_bytes");
-    Cu.check(
-        JCudaDriver.cuModuleGetFunction(broadcast, module, "ddp4j_broadcast_bytes"),
-        "cuModuleGetFunction ddp4j_broadcast_bytes");
+    allGather = Cu.function(module, "ddp4j_allgather_bytes");
+    broadcast = Cu.function(module, "ddp4j_broadcast_bytes");
   }
 
   static String reduceScatterName(DataType t, ReduceOp op) {
@@ -163,8 +156,7 @@ final class CollectiveLauncher implements AutoCloseable {
         experiments.computeIfAbsent(
             kernel,
             k -> {
-              CUfunction g = new CUfunction();
-              Cu.check(JCudaDriver.cuModuleGetFunction(g, module, k), "cuModuleGetFunction " + k);
+              CUfunction g = Cu.function(module, k);
               if (bulk) {
                 Cu.check(
                     JCudaDriver.cuFuncSetAttribute(

@@ -40,6 +40,15 @@ public final class Cu {
     }
   }
 
+  /** The kernel {@code name} of {@code module}; throws naming it when the module lacks it. */
+  public static jcuda.driver.CUfunction function(jcuda.driver.CUmodule module, String name) {
+    jcuda.driver.CUfunction f = new jcuda.driver.CUfunction();
+    check(
+        jcuda.driver.JCudaDriver.cuModuleGetFunction(f, module, name),
+        "cuModuleGetFunction " + name);
+    return f;
+  }
+
   /** A JCuda device pointer with the raw value {@code address}. */
   public static CUdeviceptr ptr(long address) {
     return new CUdeviceptr().withByteOffset(address);

@@ -171,6 +171,14 @@ public final class SharedHostMemory implements AutoCloseable {
     }
   }
 
+  /**
+   * True once an allocation completed here: read without a lock on every all-reduce's issue (an
+   * allocation is collective, so every rank says the same before its next collective).
+   */
+  public boolean hasBlocks() {
+    return regions[rank].length > 0;
+  }
+
   /** How many allocations this rank has made (the same on every rank between collectives). */
   public synchronized int allocations() {
     return allocations;

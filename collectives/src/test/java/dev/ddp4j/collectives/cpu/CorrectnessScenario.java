@@ -185,10 +185,17 @@ public final class CorrectnessScenario implements RankProcessMain.RankScenario {
 
   /** {@code bytes} of floats: values from a formula, so no reference arrays are needed. */
   private void bigAllReduce(ProcessGroup pg, int bytes) {
-    int count = bytes / 4;
-    String what = (bytes >> 20) + " MiB allReduce";
-    java.nio.ByteBuffer mem =
-        java.nio.ByteBuffer.allocateDirect(count * 4).order(java.nio.ByteOrder.nativeOrder());
+    formulaAllReduce(
+        pg, java.nio.ByteBuffer.allocateDirect(bytes).order(java.nio.ByteOrder.nativeOrder()));
+  }
+
+  /**
+   * All-reduces (sum) the floats filling {@code mem}, each rank's from a formula, and checks every
+   * element against the formula's sum over ranks.
+   */
+  static void formulaAllReduce(ProcessGroup pg, java.nio.ByteBuffer mem) {
+    int count = mem.capacity() / 4;
+    String what = (mem.capacity() >> 20) + " MiB allReduce";
     java.nio.FloatBuffer f = mem.asFloatBuffer();
     for (int i = 0; i < count; i++) {
       f.put(i, (i % 13) + pg.rank() * 0.5f);

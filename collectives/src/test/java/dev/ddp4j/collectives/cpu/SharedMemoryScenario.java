@@ -69,7 +69,9 @@ public final class SharedMemoryScenario implements RankProcessMain.RankScenario 
     assertThat(((CpuProcessGroup) pg).sharedMemoryAllReduces())
         .as("all-reduces in place though a rank's buffer was not shared")
         .isEqualTo(before);
-    bigAllReduce(pg, pool);
+    // 64 MiB of floats at the start of the pool
+    CorrectnessScenario.formulaAllReduce(
+        pg, pool.slice(0, 64L << 20).byteBuffer().order(java.nio.ByteOrder.nativeOrder()));
     System.out.println(
         "rank "
             + pg.rank()
@@ -138,24 +140,6 @@ public final class SharedMemoryScenario implements RankProcessMain.RankScenario 
       assertThat(got[i])
           .as("allReduce %s %s count %d element %d (case %d)", type, op, count, i, caseId)
           .isEqualTo(TypedValues.reference(type, op, column));
-    }
-  }
-
-  /** 64 MiB of floats from a formula, at the start of the pool. */
-  private static void bigAllReduce(ProcessGroup pg, HostBuffer pool) {
-    int count = 16 << 20;
-    java.nio.FloatBuffer f = pool.byteBuffer().asFloatBuffer();
-    for (int i = 0; i < count; i++) {
-      f.put(i, (i % 13) + pg.rank() * 0.5f);
-    }
-    HostBuffer floats = HostBuffer.of(pool.slice(0, count * 4L).byteBuffer(), DataType.FLOAT32);
-    pg.allReduce(floats, ReduceOp.SUM).await();
-    int n = pg.size();
-    for (int i = 0; i < count; i++) {
-      float want = n * (i % 13) + 0.5f * (n * (n - 1) / 2f);
-      if (f.get(i) != want) {
-        throw new AssertionError("64 MiB allReduce element " + i + ": " + f.get(i) + " != " + want);
-      }
     }
   }
 

@@ -36,8 +36,8 @@ public final class SyntheticModel implements AutoCloseable {
   private final int deviceIndex;
   private final CUstream compute;
   private final CUmodule module = new CUmodule();
-  private final CUfunction spin = new CUfunction();
-  private final CUfunction sgd = new CUfunction();
+  private final CUfunction spin;
+  private final CUfunction sgd;
   private final CUdeviceptr params = new CUdeviceptr();
   private final CUdeviceptr grads = new CUdeviceptr();
 
@@ -62,8 +62,8 @@ public final class SyntheticModel implements AutoCloseable {
     }
     this.total = t;
     Cu.check(JCudaDriver.cuModuleLoadData(module, image()), "cuModuleLoadData of " + RESOURCE);
-    Cu.check(JCudaDriver.cuModuleGetFunction(spin, module, "ddp4j_backward_spin"), "spin kernel");
-    Cu.check(JCudaDriver.cuModuleGetFunction(sgd, module, "ddp4j_sgd"), "sgd kernel");
+    spin = Cu.function(module, "ddp4j_backward_spin");
+    sgd = Cu.function(module, "ddp4j_sgd");
     Cu.check(JCudaDriver.cuMemAlloc(params, 4 * total), "cuMemAlloc of " + 4 * total + " bytes");
     Cu.check(JCudaDriver.cuMemAlloc(grads, 4 * total), "cuMemAlloc of " + 4 * total + " bytes");
     Cu.check(JCudaDriver.cuMemsetD32(params, 0, total), "cuMemsetD32");
