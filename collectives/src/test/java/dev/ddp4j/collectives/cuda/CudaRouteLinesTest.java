@@ -36,11 +36,7 @@ class CudaRouteLinesTest {
 
   @Test
   void shouldLogStagedRingHopsPerChannelAndWarnWithTheFixWhenNvlinkIsUnused() {
-    PeerRouting r =
-        PeerRouting.decide(
-            PeerRoutingTest.oneHost(2),
-            PeerRoutingTest.all(2, 1),
-            PeerRoutingTest.env("DDP4J_P2P_DISABLE_PAIRS", "0-1"));
+    PeerRouting r = PeerRoutingTest.disabling(2, "0-1");
     CudaRouteLines.Lines lines = CudaRouteLines.ofRank(r, 1, 2, NV18);
     String via =
         " via SHM/staged over PCI (device <-> pinned host memory; DDP4J_P2P_DISABLE_PAIRS lists"
@@ -57,11 +53,7 @@ class CudaRouteLinesTest {
 
   @Test
   void shouldNameTheCulpritPairWhenTheWholeGroupIsStaged() {
-    PeerRouting r =
-        PeerRouting.decide(
-            PeerRoutingTest.oneHost(4),
-            PeerRoutingTest.all(4, 1),
-            PeerRoutingTest.env("DDP4J_P2P_DISABLE_PAIRS", "2-3,0-3"));
+    PeerRouting r = PeerRoutingTest.disabling(4, "2-3,0-3");
     CudaRouteLines.Lines lines = CudaRouteLines.ofRank(r, 0, 1, NV18);
     assertThat(lines.info())
         .containsExactly(
@@ -78,11 +70,7 @@ class CudaRouteLinesTest {
 
   @Test
   void shouldLogTheRingItsIpcHopAndTheAvoidedPairWhenRoutedAroundIt() {
-    PeerRouting r =
-        PeerRouting.decide(
-            PeerRoutingTest.oneHost(4),
-            PeerRoutingTest.all(4, 1),
-            PeerRoutingTest.env("DDP4J_P2P_DISABLE_PAIRS", "0-1"));
+    PeerRouting r = PeerRoutingTest.disabling(4, "0-1");
     CudaRouteLines.Lines rank0 = CudaRouteLines.ofRank(r, 0, 2, NV18);
     assertThat(rank0.info())
         .containsExactly(

@@ -16,10 +16,7 @@ import org.junit.jupiter.api.Test;
 class PeerRingTest {
 
   private static PeerRouting decide(int n, String disabledPairs) {
-    return PeerRouting.decide(
-        PeerRoutingTest.oneHost(n),
-        PeerRoutingTest.all(n, 1),
-        PeerRoutingTest.env("DDP4J_P2P_DISABLE_PAIRS", disabledPairs));
+    return PeerRoutingTest.disabling(n, disabledPairs);
   }
 
   /** The ring visits every rank once and every hop, the closing one included, has peer access. */

@@ -27,6 +27,11 @@ class PeerRoutingTest {
     return a;
   }
 
+  /** {@code n} ranks on one host, every pair with peer access, but {@code disabledPairs} denied. */
+  static PeerRouting disabling(int n, String disabledPairs) {
+    return PeerRouting.decide(oneHost(n), all(n, 1), env("DDP4J_P2P_DISABLE_PAIRS", disabledPairs));
+  }
+
   static PeerAccessSettings env(String k, String v) {
     return PeerAccessSettings.fromEnvironment(Map.of(k, v));
   }
