@@ -3,8 +3,8 @@ package dev.ddp4j.collectives.cuda;
 import dev.ddp4j.DataType;
 
 /**
- * Picks the kernel and launch shape for one all-reduce launch. The seam where the planner's cost
- * model plugs in; {@link CostTableChooser} is the default.
+ * Picks the kernel and launch shape for one all-reduce launch. {@link PlanChooser} is what a group
+ * runs: the planner's choice; a benchmark harness may pass its own.
  */
 @FunctionalInterface
 public interface AllReduceChooser {
@@ -17,15 +17,14 @@ public interface AllReduceChooser {
   AllReduceTuning choose(long bytes, int ranks, DataType dataType);
 
   /**
-   * The shape of a launch that must run the ring kernel, in a group where pairs off the ring lack
-   * peer access ({@link PeerRouting.Mode#RING}): {@link #choose}'s answer where it is the ring,
-   * else the cost table's ring shape.
+   * The shape of a launch that must run the ring kernel, in a group whose pairs off its ring lack
+   * peer access: {@link #choose}'s answer where it is the ring, else the ring's shape over the
+   * channels {@link #choose} gave.
    */
   default AllReduceTuning chooseRing(long bytes, int ranks, DataType dataType) {
     AllReduceTuning c = choose(bytes, ranks, dataType);
     return c.algorithm() == AllReduceAlgorithm.RING
         ? c
-        : CostTableChooser.shape(
-            AllReduceAlgorithm.RING, bytes, ranks, CostTableChooser.DEFAULT_MAX_CHANNELS);
+        : PlanChooser.shape(AllReduceAlgorithm.RING, bytes, ranks, c.blocks());
   }
 }

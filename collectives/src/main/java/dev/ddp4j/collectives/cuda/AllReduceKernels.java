@@ -89,4 +89,25 @@ final class AllReduceKernels {
   void unload() {
     JCudaDriver.cuModuleUnload(module);
   }
+
+  /**
+   * Blocks of every kernel of this module that one SM keeps resident at once, the least over them:
+   * what bounds a spinning kernel's grid (its blocks wait on each other's flags, so all must run
+   * together).
+   */
+  int residentBlocksPerSm() {
+    int least = Integer.MAX_VALUE;
+    int[] n = new int[1];
+    for (CUfunction[][] byType : functions.values()) {
+      for (CUfunction[] byOp : byType) {
+        for (CUfunction f : byOp) {
+          Cu.check(
+              JCudaDriver.cuOccupancyMaxActiveBlocksPerMultiprocessor(n, f, THREADS, 0),
+              "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+          least = Math.min(least, n[0]);
+        }
+      }
+    }
+    return Math.max(1, least);
+  }
 }

@@ -104,6 +104,7 @@ final class AllReduceLauncher implements AutoCloseable {
       String prefix,
       Duration timeout,
       AllReduceChooser chooser,
+      AllReduceKernels kernels,
       long scratchBudgetBytes,
       int[] ring,
       boolean ringOnly) {
@@ -122,8 +123,7 @@ final class AllReduceLauncher implements AutoCloseable {
             timeout,
             mapped);
     AllReduceLauncher l =
-        new AllReduceLauncher(
-            rank, size, timeout, scratch, new AllReduceKernels(), chooser, ring, ringOnly);
+        new AllReduceLauncher(rank, size, timeout, scratch, kernels, chooser, ring, ringOnly);
     Cu.check(
         JCudaDriver.cuStreamCreate(l.copyStream, CUstream_flags.CU_STREAM_NON_BLOCKING),
         "cuStreamCreate");

@@ -129,7 +129,7 @@ final class CollectiveLauncher implements AutoCloseable {
           root,
           blocksFor(n, blocks),
           0,
-          CostTableChooser.STEP_BYTES,
+          PlanChooser.STEP_BYTES,
           stream);
     }
   }
@@ -187,7 +187,7 @@ final class CollectiveLauncher implements AutoCloseable {
 
   /** Pusher blocks for {@code pushBytes} per destination: one per 32 KiB, at most {@code max}. */
   private static int blocksFor(long pushBytes, int max) {
-    long perBlock = CostTableChooser.BYTES_PER_BLOCK;
+    long perBlock = PlanChooser.BYTES_PER_BLOCK;
     return (int) Math.max(1, Math.min(max, (pushBytes + perBlock - 1) / perBlock));
   }
 
@@ -209,7 +209,7 @@ final class CollectiveLauncher implements AutoCloseable {
         root,
         blocksFor(pushBytes, maxBlocks),
         0,
-        CostTableChooser.STEP_BYTES,
+        PlanChooser.STEP_BYTES,
         stream);
   }
 

@@ -9,11 +9,16 @@ import dev.ddp4j.Store;
 import dev.ddp4j.TensorBuffer;
 import dev.ddp4j.Work;
 import dev.ddp4j.WorkerEnvironment;
+import dev.ddp4j.collectives.plan.Algorithm;
+import dev.ddp4j.collectives.plan.Plan;
+import dev.ddp4j.collectives.plan.PlanAgreement;
+import dev.ddp4j.collectives.plan.PlannerOptions;
 import dev.ddp4j.spi.CollectiveChecks;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
@@ -90,6 +95,15 @@ public final class CudaProcessGroup implements ProcessGroup {
   private CudaWork lastWork;
   private boolean closed;
 
+  /** What the planner decided for this group, the same on every rank (hash-checked). */
+  private final Plan plan;
+
+  /** The plan's kernels and shapes by launch size. */
+  private final PlanChooser planChooser;
+
+  /** {@code local}, {@code direct}, {@code ring 0-2-1-3} or {@code staged}. */
+  private final String route;
+
   private CudaProcessGroup(
       WorkerEnvironment worker,
       Store store,
@@ -129,39 +143,81 @@ public final class CudaProcessGroup implements ProcessGroup {
     Cu.check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
     int[] sms = new int[1];
     JCudaDriver.cuDeviceGetAttribute(sms, DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
-    AllReduceChooser choose =
-        chooser != null
-            ? chooser
-            : new CostTableChooser(
-                CudaSettings.algorithm(),
-                CudaSettings.maxChannels(Math.min(CostTableChooser.DEFAULT_MAX_CHANNELS, sms[0])));
     long groupNumber = store.add("ddp4j/cuda/groups/rank" + rank, 1);
     this.prefix = "ddp4j/cuda/" + worker.restartCount() + "/" + groupNumber;
     Cu.check(
         JCudaDriver.cuStreamCreate(internalStream, CUstream_flags.CU_STREAM_NON_BLOCKING),
         "cuStreamCreate");
     Cu.check(JCudaDriver.cuMemAlloc(barrierWord, 16), "cuMemAlloc of the barrier word");
-    PeerRouting routing =
-        size > 1
-            ? PeerDirectory.exchange(
-                rank,
-                size,
-                logicalGpu,
-                device,
+    AllReduceKernels kernels = size > 1 ? new AllReduceKernels() : null;
+    PeerDirectory.Directory directory =
+        PeerDirectory.exchange(
+            rank,
+            size,
+            logicalGpu,
+            device,
+            store,
+            prefix,
+            timeout,
+            access,
+            access.describe() + " " + CudaSettings.describeStaging());
+    PeerRouting routing = directory.routing();
+    Map<String, String> env = System.getenv();
+    int residentCap =
+        kernels == null
+            ? PlannerOptions.DEFAULT_MAX_CHANNELS_GPU
+            : GpuPlanning.agreeResidentCap(
                 store,
                 prefix,
-                timeout,
-                access,
-                access.describe() + " " + CudaSettings.describeStaging())
-            : null;
-    PeerRouting.Mode mode = routing == null ? PeerRouting.Mode.DIRECT : routing.mode();
+                rank,
+                size,
+                GpuPlanning.residentChannels(
+                    (long) kernels.residentBlocksPerSm() * sms[0], directory.ranksOnGpuOf(rank)),
+                timeout);
+    PlannerOptions options = GpuPlanning.options(env, residentCap);
+    List<String> hostOfRank = new ArrayList<>();
+    int ranksOnMyHost = 0;
+    for (PeerRouting.RankPeer p : routing.peers()) {
+      hostOfRank.add(p.host());
+      ranksOnMyHost += p.host().equals(routing.peers().get(rank).host()) ? 1 : 0;
+    }
+    int localRanks = ranksOnMyHost;
+    String myBus = directory.busIds()[rank];
+    PlanAgreement.Agreed agreed =
+        PlanAgreement.agree(
+            store,
+            prefix + "/",
+            rank,
+            hostOfRank,
+            () -> GpuPlanning.hostTopology(env, localRanks, shareGpus),
+            host -> GpuPlanning.deviceOf(host, myBus, logicalGpu),
+            (job, devices) -> GpuPlanning.withAccess(job, devices, routing),
+            GpuPlanning.request(options),
+            timeout);
+    this.plan = agreed.plan();
+    this.planChooser = new PlanChooser(plan);
+    AllReduceChooser choose = chooser != null ? chooser : planChooser;
+    int[] ring = plan.rings().get(0);
+    String route;
+    if (size == 1) {
+      route = "local";
+    } else if (plan.directOk()) {
+      route = "direct";
+    } else if (routing.peerRing(ring)) {
+      route = "ring " + ringText(ring);
+    } else {
+      route = "staged";
+    }
+    this.route = route;
+    boolean staging = route.equals("staged");
+    boolean ringOnly = route.startsWith("ring");
     this.staged =
-        mode == PeerRouting.Mode.STAGED
+        staging
             ? StagedPath.open(
                 worker, store, timeout, "cuda" + groupNumber + "-staged", context, events)
             : null;
     this.launcher =
-        size > 1 && mode != PeerRouting.Mode.STAGED
+        size > 1 && !staging
             ? AllReduceLauncher.open(
                 rank,
                 size,
@@ -170,28 +226,20 @@ public final class CudaProcessGroup implements ProcessGroup {
                 prefix,
                 timeout,
                 choose,
+                kernels,
                 scratchBudgetBytes,
-                mode == PeerRouting.Mode.RING ? routing.ring() : PeerRing.natural(size),
-                mode == PeerRouting.Mode.RING)
+                ring,
+                ringOnly)
             : null;
-    if (routing != null) {
-      RouteLog.log(routing, rank);
+    if (launcher == null && kernels != null) {
+      kernels.unload();
     }
-    if (launcher != null) {
-      RouteLog.kernels(
-          rank, KernelBySize.summary(choose, size, launcher.maxLaunchBytes(), launcher.ringOnly()));
-    }
+    RouteLog.log(agreed.topology(), plan, rank, route, routing);
     this.ringCollectives =
-        launcher != null
-            && (launcher.ringOnly() || CudaSettings.algorithm() == AllReduceAlgorithm.RING);
+        launcher != null && (ringOnly || options.forced().orElse(null) == Algorithm.RING);
     this.collectives =
-        launcher != null && !launcher.ringOnly()
-            ? new CollectiveLauncher(
-                rank,
-                size,
-                timeout,
-                CudaSettings.maxChannels(Math.min(CostTableChooser.DEFAULT_MAX_CHANNELS, sms[0])),
-                launcher)
+        launcher != null && !ringOnly
+            ? new CollectiveLauncher(rank, size, timeout, plan.wideChannels(), launcher)
             : null;
     LOG.log(
         System.Logger.Level.INFO,
@@ -209,8 +257,8 @@ public final class CudaProcessGroup implements ProcessGroup {
    * Joins a cuda group: every rank calls this with the same world size and store. Collective:
    * returns once every rank published its scratch, or fails after {@code timeout}.
    *
-   * @param chooser picks the kernel per launch; null for the default cost table and {@code
-   *     DDP4J_ALGO} / {@code DDP4J_MAX_NCHANNELS}
+   * @param chooser picks the kernel per launch; null for the plan's ({@link PlanChooser}), which is
+   *     what every user gets: a benchmark harness may pass its own
    * @param scratchBudgetBytes the most device memory the scratch may take
    */
   public static CudaProcessGroup create(
@@ -266,10 +314,25 @@ public final class CudaProcessGroup implements ProcessGroup {
    * local} on one rank.
    */
   public String allReduceRoute() {
-    if (launcher == null) {
-      return size == 1 ? "local" : "staged";
+    return route;
+  }
+
+  /** The plan this group runs, the same on every rank. */
+  public Plan plan() {
+    return plan;
+  }
+
+  /** The plan's choice of kernel and shape per launch (what runs unless a chooser was given). */
+  public AllReduceChooser planChooser() {
+    return planChooser;
+  }
+
+  private static String ringText(int[] ring) {
+    StringBuilder b = new StringBuilder();
+    for (int k = 0; k < ring.length; k++) {
+      b.append(k == 0 ? "" : "-").append(ring[k]);
     }
-    return launcher.ringOnly() ? "ring " + launcher.ringOrder() : "direct";
+    return b.toString();
   }
 
   /** reduceScatter / allGather / broadcast launcher, for BulkPushExperiment; null on one rank. */

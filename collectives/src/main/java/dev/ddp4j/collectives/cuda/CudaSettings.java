@@ -14,21 +14,6 @@ final class CudaSettings {
   private CudaSettings() {}
 
   /**
-   * {@code DDP4J_ALGO}: {@code oneshot} or {@code twoshot} forces a kernel; unset chooses by cost.
-   */
-  static AllReduceAlgorithm algorithm() {
-    String v = System.getenv("DDP4J_ALGO");
-    return v == null || v.isBlank() ? null : AllReduceAlgorithm.parse(v);
-  }
-
-  /**
-   * {@code DDP4J_MAX_NCHANNELS} ({@code NCCL_MAX_NCHANNELS}): blocks per launch; default the SMs.
-   */
-  static int maxChannels(int dflt) {
-    return (int) positive("DDP4J_MAX_NCHANNELS", "NCCL_MAX_NCHANNELS", dflt);
-  }
-
-  /**
    * {@code DDP4J_CUDA_SHARE_GPUS=1}: ranks beyond the GPU count share GPUs round robin (device =
    * LOCAL_RANK mod GPUs), through CUDA IPC within one GPU, so that multi-rank routes and kernels
    * can be tested on a machine with fewer GPUs than ranks; timings then mean nothing. Default 0.

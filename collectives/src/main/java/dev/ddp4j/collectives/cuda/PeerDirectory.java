@@ -28,8 +28,26 @@ final class PeerDirectory {
 
   private PeerDirectory() {}
 
-  /** Publishes this rank, reads every rank, and decides the routes (collective). */
-  static PeerRouting exchange(
+  /**
+   * What every rank published: the pairs' routes and every rank's PCI bus id.
+   *
+   * @param busIds index = rank
+   */
+  record Directory(PeerRouting routing, String[] busIds) {
+
+    /** Ranks whose GPU is {@code rank}'s GPU (same host and bus id), {@code rank} included. */
+    int ranksOnGpuOf(int rank) {
+      int n = 0;
+      for (int r = 0; r < busIds.length; r++) {
+        boolean sameHost = routing.peers().get(r).host().equals(routing.peers().get(rank).host());
+        n += sameHost && busIds[r].equalsIgnoreCase(busIds[rank]) ? 1 : 0;
+      }
+      return n;
+    }
+  }
+
+  /** Publishes this rank, reads every rank, and decides each pair's route (collective). */
+  static Directory exchange(
       int rank,
       int size,
       int deviceOrdinal,
@@ -70,12 +88,7 @@ final class PeerDirectory {
         access[r][q] = c == '1' ? 1 : c == '0' ? 0 : -1;
       }
     }
-    PeerRouting routing = PeerRouting.decide(peers, access, settings);
-    if (routing.mode() == PeerRouting.Mode.RING) { // every rank knows this alike
-      double[][] gbps = LinkBandwidths.agree(store, prefix, rank, busIds, timeout);
-      routing = PeerRouting.decide(peers, access, settings, gbps);
-    }
-    return routing;
+    return new Directory(PeerRouting.decide(peers, access, settings), busIds);
   }
 
   private static char canAccess(CUdevice mine, String myBus, String host, RankPeer p, String bus) {

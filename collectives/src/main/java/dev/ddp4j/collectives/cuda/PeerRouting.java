@@ -3,29 +3,13 @@ package dev.ddp4j.collectives.cuda;
 import java.util.List;
 
 /**
- * How each pair of ranks of a cuda group reaches the other, decided the same way on every rank from
- * what every rank published ({@link PeerDirectory}): CUDA IPC peer memory where both GPUs share a
- * host and peer access is allowed, else host staging (shared memory on one host, sockets between
- * hosts). The group as a whole then runs in one {@link Mode}: every pair has a peer path ({@link
- * Mode#DIRECT}); some pairs lack one but a ring through peer pairs exists on one host ({@link
- * Mode#RING}: every collective runs a ring kernel over IPC); or no such ring exists and the whole
- * group is staged ({@link Mode#STAGED}, and {@link #effective} says so with the pair that caused
- * it).
+ * How each pair of ranks of a cuda group can reach the other, decided the same way on every rank
+ * from what every rank published ({@link PeerDirectory}): CUDA IPC peer memory where both GPUs
+ * share a host and peer access is allowed, else host staging (shared memory on one host, sockets
+ * between hosts). What the group then runs is the planner's decision over these pairs ({@link
+ * GpuPlanning}): the planner's rings keep to peer pairs, and its direct algorithms need every pair.
  */
 public final class PeerRouting {
-
-  /** How the group as a whole runs. */
-  public enum Mode {
-    /** Every pair has a peer path: every kernel over IPC. */
-    DIRECT,
-    /**
-     * Some pairs lack a peer path, but {@link #ring()} goes through peer pairs only: every
-     * collective runs a ring kernel over IPC (each rank opens only its successor's scratch).
-     */
-    RING,
-    /** No ring through peer pairs (or other hosts): everything through host memory. */
-    STAGED
-  }
 
   /** How data crosses one hop. */
   public enum Transport {
@@ -45,19 +29,10 @@ public final class PeerRouting {
 
   private final List<RankPeer> peers;
   private final Hop[][] pairwise;
-  private final Hop firstStaged;
-  private final int[] ring;
 
-  /** A ring around the missing pairs was looked for (one host, 3 or more ranks, not all off). */
-  private final boolean ringSearched;
-
-  private PeerRouting(
-      List<RankPeer> peers, Hop[][] pairwise, Hop firstStaged, int[] ring, boolean ringSearched) {
+  private PeerRouting(List<RankPeer> peers, Hop[][] pairwise) {
     this.peers = peers;
     this.pairwise = pairwise;
-    this.firstStaged = firstStaged;
-    this.ring = ring;
-    this.ringSearched = ringSearched;
   }
 
   /**
@@ -70,27 +45,16 @@ public final class PeerRouting {
    */
   public static PeerRouting decide(
       List<RankPeer> peers, int[][] canAccess, PeerAccessSettings settings) {
-    return decide(peers, canAccess, settings, null);
-  }
-
-  /**
-   * As above; where a ring must avoid some pairs, {@code gbps[i][j]} (rank i's GPU to rank j's,
-   * negative where unknown; null: all unknown) picks the ring whose slowest hop is fastest.
-   */
-  public static PeerRouting decide(
-      List<RankPeer> peers, int[][] canAccess, PeerAccessSettings settings, double[][] gbps) {
     int n = peers.size();
     Hop[][] hops = new Hop[n][n];
-    Hop first = null;
     for (int i = 0; i < n; i++) {
       for (int j = 0; j < n; j++) {
-        if (i == j) {
-          continue;
-        }
         RankPeer a = peers.get(i);
         RankPeer b = peers.get(j);
         Hop h;
-        if (!a.host().equals(b.host())) {
+        if (i == j) {
+          h = new Hop(i, j, Transport.P2P_IPC, "");
+        } else if (!a.host().equals(b.host())) {
           h = new Hop(i, j, Transport.NET_SOCKET, "other host");
         } else if (settings.allDisabled()) {
           h = new Hop(i, j, Transport.SHM_STAGED, settings.allSource() + "=1");
@@ -114,97 +78,36 @@ public final class PeerRouting {
           h = new Hop(i, j, Transport.P2P_IPC, "");
         }
         hops[i][j] = h;
-        if (first == null && h.transport() != Transport.P2P_IPC) {
-          first = h;
-        }
       }
     }
-    int[] ring = null;
-    boolean searched = first != null && !settings.allDisabled() && oneHost(peers) && n >= 3;
-    if (searched) {
-      boolean[][] peer = new boolean[n][n];
-      for (int i = 0; i < n; i++) {
-        for (int j = 0; j < n; j++) {
-          peer[i][j] = i != j && hops[i][j].transport() == Transport.P2P_IPC;
-        }
-      }
-      ring = PeerRing.find(peer, gbps);
-    }
-    return new PeerRouting(List.copyOf(peers), hops, first, ring, searched);
+    return new PeerRouting(List.copyOf(peers), hops);
   }
 
-  private static boolean oneHost(List<RankPeer> peers) {
-    return peers.stream().map(RankPeer::host).distinct().count() == 1;
-  }
-
-  /** How the group runs as a whole. */
-  public Mode mode() {
-    return firstStaged == null ? Mode.DIRECT : ring != null ? Mode.RING : Mode.STAGED;
-  }
-
-  /**
-   * True when the group runs wholly host-staged (some pair has no peer path and no ring avoids it).
-   */
-  public boolean staged() {
-    return mode() == Mode.STAGED;
-  }
-
-  /** A pair without a peer path (the first in rank order), or null when every pair has one. */
-  public Hop firstStaged() {
-    return firstStaged;
-  }
-
-  /**
-   * In {@link Mode#RING}, the ring all-reduce's rank order (starting at rank 0) through peer pairs
-   * only; null in the other modes.
-   */
-  public int[] ring() {
-    return ring == null ? null : ring.clone();
-  }
-
-  /**
-   * The pairs (a < b) without a peer path, each with why, in rank order: what a {@link Mode#RING}
-   * ring avoids.
-   */
-  public List<Hop> missingPairs() {
-    List<Hop> out = new java.util.ArrayList<>();
-    for (int i = 0; i < size(); i++) {
-      for (int j = i + 1; j < size(); j++) {
-        if (pairwise[i][j].transport() != Transport.P2P_IPC) {
-          out.add(pairwise[i][j]);
-        }
-      }
-    }
-    return out;
-  }
-
-  /** How the pair could go on its own. */
+  /** How the pair goes: IPC where it has a peer path, else why not. */
   public Hop pairwise(int from, int to) {
     return pairwise[from][to];
   }
 
-  /**
-   * How the pair goes in this group: staged as a whole group when some pair has no peer path and no
-   * ring avoids it.
-   */
-  public Hop effective(int from, int to) {
-    Hop h = pairwise[from][to];
-    if (staged() && h.transport() == Transport.P2P_IPC) {
-      Hop f = firstStaged;
-      return new Hop(
-          from,
-          to,
-          Transport.SHM_STAGED,
-          "whole group staged since ranks "
-              + f.from()
-              + " and "
-              + f.to()
-              + " have no peer path ("
-              + f.reason()
-              + ")"
-              + (ringSearched ? " and no ring through peer pairs avoids them" : ""));
+  /** Whether every hop of {@code ring} (the last back to the first included) has a peer path. */
+  public boolean peerRing(int[] ring) {
+    for (int i = 0; i < ring.length; i++) {
+      if (pairwise(ring[i], ring[(i + 1) % ring.length]).transport() != Transport.P2P_IPC) {
+        return false;
+      }
     }
-    return h;
+    return true;
+  }
+
+  /** The first pair without a peer path, or null where every pair has one. */
+  public Hop firstStaged() {
+    for (Hop[] row : pairwise) {
+      for (Hop h : row) {
+        if (h.transport() != Transport.P2P_IPC) {
+          return h;
+        }
+      }
+    }
+    return null;
   }
 
   public List<RankPeer> peers() {

@@ -15,7 +15,41 @@ public enum Algorithm {
   /** Direct reduce-scatter then direct all-gather: two steps, each rank owns 1/n. */
   TWOSHOT,
   /** Reduce-scatter inside islands, all-reduce across islands on 1/k, all-gather inside. */
-  HIERARCHICAL;
+  HIERARCHICAL,
+  /**
+   * One-shot whose data travels in 8-byte words that carry their own flag (NCCL's LL protocol): no
+   * fence and no separate flag write, twice the bytes on the links; GPUs only, at most 256 KiB a
+   * launch.
+   */
+  LL,
+  /**
+   * One-shot with the copy engines moving the data and a kernel reducing each chunk as its flag
+   * arrives; GPUs only. Slower than the SM one-shot where measured (235 against 329 GB/s on 2 x
+   * H200), so it runs only where {@code DDP4J_ALGO=copyengine} forces it.
+   */
+  COPYENGINE;
+
+  /** What the planner predicts when no executor narrows it: the algorithms of both executors. */
+  public static Set<Algorithm> modelled() {
+    return EnumSet.of(RING, TREE, ONESHOT, TWOSHOT, HIERARCHICAL);
+  }
+
+  /**
+   * What the cuda executor has kernels for. Trees and the hierarchical schedule run on the cpu
+   * executor only so far; the cuda group refuses {@code DDP4J_ALGO} naming them.
+   */
+  public static Set<Algorithm> onCuda() {
+    return EnumSet.of(RING, ONESHOT, TWOSHOT, LL, COPYENGINE);
+  }
+
+  /**
+   * What the planner may choose on its own for a cuda group: every kernel adds the ranks' inputs in
+   * rank order, so one-shot and LL give every rank the same bits at any rank count; the copy engine
+   * only when forced (see {@link #COPYENGINE}).
+   */
+  public static Set<Algorithm> chosenOnCuda() {
+    return EnumSet.of(RING, ONESHOT, TWOSHOT, LL);
+  }
 
   /**
    * What the planner may choose on its own for {@code ranks} CPU ranks. One-shot on 3 or more ranks
@@ -24,7 +58,7 @@ public enum Algorithm {
    * it). On 2 ranks both add the same two numbers.
    */
   public static Set<Algorithm> chosenOnCpus(int ranks) {
-    Set<Algorithm> all = EnumSet.allOf(Algorithm.class);
+    Set<Algorithm> all = modelled();
     if (ranks > 2) {
       all.remove(ONESHOT);
     }
@@ -38,10 +72,14 @@ public enum Algorithm {
 
   /**
    * Parses {@code DDP4J_ALGO} / {@code NCCL_ALGO} values, case-insensitive: ring, tree, oneshot,
-   * twoshot, hierarchical (NCCL's {@code NVLS}, {@code CollNet*} mean nothing here).
+   * twoshot, hierarchical, ll, copyengine ({@code ce}); NCCL's {@code NVLS}, {@code CollNet*} mean
+   * nothing here. The same names on both backends; each refuses or reports what it cannot run.
    */
   public static Algorithm parse(String value) {
     String v = value.trim().toLowerCase(Locale.ROOT).replace("_", "").replace("-", "");
+    if (v.equals("ce")) {
+      return COPYENGINE;
+    }
     for (Algorithm a : values()) {
       if (a.id().equals(v)) {
         return a;
@@ -50,6 +88,7 @@ public enum Algorithm {
     throw new IllegalArgumentException(
         "DDP4J_ALGO="
             + value
-            + " is not an algorithm (expected one of: ring, tree, oneshot, twoshot, hierarchical)");
+            + " is not an algorithm (expected one of: ring, tree, oneshot, twoshot, hierarchical, ll,"
+            + " copyengine)");
   }
 }

@@ -34,14 +34,15 @@ public final class CostModel {
       return 0;
     }
     double chunk = bytes / ((double) n * rings.size());
+    double wire = chunk / params.ringRate();
     PhaseCost p = phase();
     for (int[] ring : rings) {
       for (int i = 0; i < n; i++) {
-        p.flow(ring[i], ring[(i + 1) % n], chunk);
+        p.flow(ring[i], ring[(i + 1) % n], wire);
       }
     }
     p.channels(rings.size()).reduce(chunk * rings.size() / 2);
-    return 2.0 * (n - 1) * p.stepUs();
+    return params.launchUs() + 2.0 * (n - 1) * p.stepUs();
   }
 
   /**
@@ -71,14 +72,40 @@ public final class CostModel {
       }
       depth = Math.max(depth, trees.depth(k));
     }
-    return (slices + depth - 1.0) * (up.stepUs() + down.stepUs());
+    return params.launchUs() + (slices + depth - 1.0) * (up.stepUs() + down.stepUs());
   }
 
   /** One-shot over {@code channels} channels: every rank receives every other rank's buffer. */
   public double oneShotUs(double bytes, int channels) {
+    return directUs(bytes / params.directRate(), bytes, channels, params.stepOverheadUs(), 0);
+  }
+
+  /**
+   * LL over {@code channels}: a one-shot whose 8-byte words carry their flags, so twice the bytes
+   * cross the links but no fence or flag write is waited for. Infinite above what an LL launch
+   * holds.
+   */
+  public double llUs(double bytes, int channels) {
+    if (bytes > params.llMaxBytes()) {
+      return Double.POSITIVE_INFINITY;
+    }
+    return directUs(2 * bytes / params.directRate(), bytes, channels, params.llStepOverheadUs(), 0);
+  }
+
+  /** One-shot whose pushes the copy engines make: their host calls, then their rate. */
+  public double copyEngineUs(double bytes, int channels) {
+    return directUs(
+        bytes / params.copyEngineRate(),
+        bytes,
+        channels,
+        params.stepOverheadUs(),
+        params.copyEngineFixedUs());
+  }
+
+  /** Every rank sends {@code wire} bytes to every other and reduces the {@code bytes} it got. */
+  private double directUs(double wire, double bytes, int channels, double overhead, double fixed) {
     int n = devices.length;
-    double wire = bytes / params.directRate();
-    PhaseCost p = phase().channels(channels).receives(n - 1);
+    PhaseCost p = phase().channels(channels).receives(n - 1).overheadUs(overhead);
     for (int a = 0; a < n; a++) {
       for (int b = 0; b < n; b++) {
         if (a != b) {
@@ -87,14 +114,14 @@ public final class CostModel {
       }
     }
     p.reduce(bytes * (n - 1));
-    return n == 1 ? 0 : p.stepUs();
+    return n == 1 ? 0 : params.launchUs() + fixed + p.stepUs();
   }
 
   /** Two-shot over {@code channels}: direct reduce-scatter of 1/n blocks, then all-gather. */
   public double twoShotUs(double bytes, int channels) {
     int n = devices.length;
     double block = bytes / n;
-    double wire = block / params.directRate();
+    double wire = block / params.twoShotRate();
     PhaseCost scatter = phase().channels(channels).receives(n - 1);
     PhaseCost gather = phase().channels(channels).receives(n - 1);
     for (int a = 0; a < n; a++) {
@@ -106,7 +133,7 @@ public final class CostModel {
       }
     }
     scatter.reduce(block * (n - 1));
-    return n == 1 ? 0 : scatter.stepUs() + gather.stepUs();
+    return n == 1 ? 0 : params.launchUs() + scatter.stepUs() + gather.stepUs();
   }
 
   /**
@@ -120,7 +147,7 @@ public final class CostModel {
   public double hierarchicalUs(List<int[]> islands, double bytes, int channelPairs) {
     int m = islands.size();
     int k = islands.get(0).length;
-    double intraChunk = bytes / (k * 2.0);
+    double intraChunk = bytes / (k * 2.0) / params.ringRate();
     PhaseCost intra = phase();
     for (int[] island : islands) {
       for (int i = 0; i < k; i++) {
@@ -130,7 +157,7 @@ public final class CostModel {
     }
     intra.reduce(2 * intraChunk);
     intra.channels(2 * channelPairs);
-    double interChunk = bytes / k / (m * 2.0);
+    double interChunk = bytes / k / (m * 2.0) / params.ringRate();
     PhaseCost inter = phase();
     for (int j = 0; j < k; j++) {
       for (int i = 0; i < m; i++) {
@@ -143,7 +170,7 @@ public final class CostModel {
     inter.reduce(interChunk);
     inter.channels(2 * channelPairs);
     double intraUs = (k - 1) * intra.stepUs();
-    return 2 * intraUs + 2.0 * (m - 1) * inter.stepUs();
+    return params.launchUs() + 2 * intraUs + 2.0 * (m - 1) * inter.stepUs();
   }
 
   /** Bus bandwidth of an all-reduce of {@code bytes} taking {@code us}: NCCL's busbw, GB/s. */

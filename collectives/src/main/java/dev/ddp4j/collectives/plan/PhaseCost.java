@@ -1,5 +1,6 @@
 package dev.ddp4j.collectives.plan;
 
+import dev.ddp4j.collectives.topology.Bandwidths;
 import dev.ddp4j.collectives.topology.Route;
 import dev.ddp4j.collectives.topology.Topology;
 
@@ -18,9 +19,11 @@ final class PhaseCost {
   private final double[] linkBytes;
   private final double[] sendBytes;
   private double maxLatencyUs;
+  private double stagedUs;
   private double reduceBytes;
   private int channels = 1;
   private int receivesPerChannel = 1;
+  private double overheadUs;
 
   PhaseCost(Topology t, int[] devices, CostParams params) {
     this.t = t;
@@ -28,6 +31,13 @@ final class PhaseCost {
     this.params = params;
     this.linkBytes = new double[2 * t.links().size()];
     this.sendBytes = new double[devices.length];
+    this.overheadUs = params.stepOverheadUs();
+  }
+
+  /** The overhead per received message, where it differs from the executor's step overhead. */
+  PhaseCost overheadUs(double us) {
+    overheadUs = us;
+    return this;
   }
 
   /** Rank {@code from} sends {@code bytes} to rank {@code to} in every step. */
@@ -37,6 +47,10 @@ final class PhaseCost {
       linkBytes[h] += bytes;
     }
     sendBytes[from] += bytes;
+    if (!t.peerAccess(devices[from], devices[to])) {
+      // No peer access: the hop goes through pinned host memory at the staged rate.
+      stagedUs = Math.max(stagedUs, bytes / (Bandwidths.HOST_STAGED_GBPS * 1e3));
+    }
     maxLatencyUs = Math.max(maxLatencyUs, r.latencyUs());
     return this;
   }
@@ -61,7 +75,7 @@ final class PhaseCost {
 
   /** Duration of one step, µs. */
   double stepUs() {
-    double transferUs = 0;
+    double transferUs = stagedUs;
     for (double bytes : sendBytes) {
       transferUs = Math.max(transferUs, bytes / channels / (params.channelGbps() * 1e3));
     }
@@ -72,7 +86,7 @@ final class PhaseCost {
     }
     return transferUs
         + maxLatencyUs
-        + receivesPerChannel * params.stepOverheadUs()
+        + receivesPerChannel * overheadUs
         + reduceBytes / (params.reduceGbps() * 1e3);
   }
 }

@@ -42,7 +42,8 @@ public final class PlanCompiler {
         yield TreeSchedules.allReduce(
             parents.subList(0, Math.min(parents.size(), maxChannels)), count, maxStepElements);
       }
-      case ONESHOT -> DirectSchedules.oneShot(n, count, wide);
+      // LL and the copy engine move a one-shot's data in another way: the same steps.
+      case ONESHOT, LL, COPYENGINE -> DirectSchedules.oneShot(n, count, wide);
       case TWOSHOT -> DirectSchedules.twoShot(n, count, wide);
       case HIERARCHICAL -> {
         if (plan.islands().isEmpty()) {

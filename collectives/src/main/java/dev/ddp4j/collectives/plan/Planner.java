@@ -5,7 +5,6 @@ import dev.ddp4j.collectives.topology.Topology;
 import dev.ddp4j.collectives.topology.TopologyHash;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -28,7 +27,7 @@ public final class Planner {
 
   /** Plans for ranks running on {@code devices} (rank r on device index devices[r]). */
   public static Plan plan(Topology t, int[] devices, PlannerOptions o) {
-    return plan(t, devices, o, EnumSet.allOf(Algorithm.class));
+    return plan(t, devices, o, Algorithm.modelled());
   }
 
   /**
@@ -37,6 +36,19 @@ public final class Planner {
    * on its own, such as a one-shot whose ranks would add in different orders.
    */
   public static Plan plan(Topology t, int[] devices, PlannerOptions o, Set<Algorithm> allowed) {
+    return plan(t, devices, o, Algorithm.modelled(), allowed);
+  }
+
+  /**
+   * As above for an executor that runs only {@code supported}: the table predicts those alone (the
+   * cuda executor's {@link Algorithm#onCuda}), and chooses among {@code allowed}.
+   */
+  public static Plan plan(
+      Topology t,
+      int[] devices,
+      PlannerOptions o,
+      Set<Algorithm> supported,
+      Set<Algorithm> allowed) {
     int n = devices.length;
     if (n < 1) {
       throw new IllegalArgumentException("no ranks to plan for (expected: at least one device)");
@@ -53,14 +65,18 @@ public final class Planner {
     for (long bytes = 8; bytes <= MAX_TABLE_BYTES; bytes <<= 1) {
       Map<Algorithm, Double> us = new EnumMap<>(Algorithm.class);
       us.put(Algorithm.RING, cost.ringUs(rings, bytes));
-      if (n > 2) {
+      if (n > 2 && supported.contains(Algorithm.TREE)) {
         us.put(Algorithm.TREE, cost.treeUs(trees, bytes));
       }
       if (directOk && n > 1) {
-        us.put(Algorithm.ONESHOT, cost.oneShotUs(bytes, wide));
-        us.put(Algorithm.TWOSHOT, cost.twoShotUs(bytes, wide));
+        putIf(us, supported, Algorithm.ONESHOT, cost.oneShotUs(bytes, wide));
+        putIf(us, supported, Algorithm.TWOSHOT, cost.twoShotUs(bytes, wide));
+        if (bytes <= o.cost().llMaxBytes()) {
+          putIf(us, supported, Algorithm.LL, cost.llUs(bytes, wide));
+        }
+        putIf(us, supported, Algorithm.COPYENGINE, cost.copyEngineUs(bytes, wide));
       }
-      if (!islands.isEmpty()) {
+      if (!islands.isEmpty() && supported.contains(Algorithm.HIERARCHICAL)) {
         us.put(Algorithm.HIERARCHICAL, cost.hierarchicalUs(islands, bytes, hierPairs));
       }
       Algorithm chosen = Algorithm.RING;
@@ -97,6 +113,13 @@ public final class Planner {
         Advice.warnings(t, draft, o));
   }
 
+  private static void putIf(
+      Map<Algorithm, Double> us, Set<Algorithm> supported, Algorithm a, double timeUs) {
+    if (supported.contains(a)) {
+      us.put(a, timeUs);
+    }
+  }
+
   /** Plans for the first {@code ranks} devices in the order {@link GpuOrder} recommends. */
   public static Plan plan(Topology t, int ranks, PlannerOptions o) {
     return plan(t, GpuOrder.of(t, ranks), o);
@@ -126,12 +149,17 @@ public final class Planner {
     return out;
   }
 
-  /** One host, and no pair of GPUs that would need the socket interconnect for P2P. */
+  /**
+   * One host, no pair of GPUs that would need the socket interconnect for P2P, and peer access
+   * between every pair.
+   */
   private static boolean directOk(Topology t, int[] devices) {
     for (int a = 0; a < devices.length; a++) {
       for (int b = 0; b < devices.length; b++) {
         PathType type = t.route(devices[a], devices[b]).type();
-        if (type == PathType.NET || (t.hasGpus() && type == PathType.SYS)) {
+        if (type == PathType.NET
+            || (t.hasGpus() && type == PathType.SYS)
+            || !t.peerAccess(devices[a], devices[b])) {
           return false;
         }
       }

@@ -16,8 +16,11 @@ import java.util.Optional;
 public record PlannerOptions(
     Optional<Algorithm> forced, int minChannels, int maxChannels, CostParams cost) {
 
-  /** Channel bound when nothing is set: enough channels to fill NVLink on H100 / H200. */
-  public static final int DEFAULT_MAX_CHANNELS_GPU = 16;
+  /**
+   * Channel bound when nothing is set: enough blocks to fill NVLink on H100 / H200 (64 one-shot
+   * pushers beat 16, 32, 96 and 132 at 128-512 MiB on 2 x H200; bench/cuda-allreduce-h200.md).
+   */
+  public static final int DEFAULT_MAX_CHANNELS_GPU = 64;
 
   public static final int DEFAULT_MAX_CHANNELS_CPU = 4;
 
@@ -32,7 +35,7 @@ public record PlannerOptions(
     }
   }
 
-  /** Defaults: choose per size, 1..16 channels on GPUs (1..4 on CPU ranks). */
+  /** Defaults: choose per size, 1..64 channels on GPUs (1..4 on CPU ranks). */
   public static PlannerOptions defaults(boolean gpus) {
     return new PlannerOptions(
         Optional.empty(),

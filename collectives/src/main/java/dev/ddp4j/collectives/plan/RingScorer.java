@@ -1,5 +1,6 @@
 package dev.ddp4j.collectives.plan;
 
+import dev.ddp4j.collectives.topology.Bandwidths;
 import dev.ddp4j.collectives.topology.Route;
 import dev.ddp4j.collectives.topology.Topology;
 
@@ -41,6 +42,13 @@ public final class RingScorer {
     return t.route(devices[a], devices[b]);
   }
 
+  /** What the hop a -> b can carry at most besides its links: staged where it lacks peer access. */
+  double capGbps(int a, int b) {
+    return t.peerAccess(devices[a], devices[b])
+        ? Double.POSITIVE_INFINITY
+        : Bandwidths.HOST_STAGED_GBPS;
+  }
+
   /** Adds (+1) or removes (-1) the hop a -> b to the flow counts. */
   void apply(int[] flows, int a, int b, int delta) {
     for (int h : route(a, b).hops()) {
@@ -53,12 +61,17 @@ public final class RingScorer {
     double bottleneck = Double.POSITIVE_INFINITY;
     int hops = closed ? len : len - 1;
     for (int i = 0; i < hops; i++) {
+      bottleneck = Math.min(bottleneck, capGbps(order[i], order[(i + 1) % len]));
       for (int h : route(order[i], order[(i + 1) % len]).hops()) {
         bottleneck = Math.min(bottleneck, gbps[h] / flows[h]);
       }
     }
     int atBottleneck = 0;
     for (int i = 0; i < hops; i++) {
+      if (capGbps(order[i], order[(i + 1) % len]) <= bottleneck * (1 + RingScore.EPS)) {
+        atBottleneck++;
+        continue;
+      }
       for (int h : route(order[i], order[(i + 1) % len]).hops()) {
         if (gbps[h] / flows[h] <= bottleneck * (1 + RingScore.EPS)) {
           atBottleneck++;
@@ -71,6 +84,9 @@ public final class RingScorer {
 
   /** Whether the hop a -> b crosses a link that one more flow would bring to {@code b} or below. */
   boolean crossesBottleneck(int[] flows, int a, int b, double bottleneckGbps) {
+    if (capGbps(a, b) <= bottleneckGbps * (1 + RingScore.EPS)) {
+      return true;
+    }
     for (int h : route(a, b).hops()) {
       if (gbps[h] / (flows[h] + 1) <= bottleneckGbps * (1 + RingScore.EPS)) {
         return true;

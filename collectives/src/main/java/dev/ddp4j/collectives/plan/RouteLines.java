@@ -60,6 +60,17 @@ public final class RouteLines {
     int da = plan.devices()[fromRank];
     int db = plan.devices()[toRank];
     Route r = t.route(da, db);
+    if (t.hasGpus() && r.type() != PathType.NET && !t.peerAccess(da, db)) {
+      return String.format(
+          Locale.ROOT,
+          "%d[%s] -> %d[%s] via SHM/staged over PCI (device <-> pinned host memory; no peer"
+              + " access on %s)",
+          fromRank,
+          t.device(da).attr("dev", Integer.toString(da)),
+          toRank,
+          t.device(db).attr("dev", Integer.toString(db)),
+          r.label());
+    }
     return String.format(
         Locale.ROOT,
         "%d[%s] -> %d[%s] via %s over %s (%s%s GB/s)",
@@ -73,22 +84,19 @@ public final class RouteLines {
         gbps(r.gbps()));
   }
 
-  /** How an executor moves data along this route. */
+  /**
+   * How an executor moves data along this route: sockets between hosts, shared memory between CPU
+   * ranks, CUDA IPC between GPUs with peer access (also across the socket interconnect, where the
+   * driver allows it), host staging between GPUs without.
+   */
   static String transport(Topology t, Route r) {
     if (r.type() == PathType.NET) {
       return "NET/Socket";
     }
-    String p2p = t.device(r.from()).attr("p2p", null);
-    String peer = t.device(r.to()).attr("dev", "");
-    if (p2p != null && !java.util.Arrays.asList(p2p.split(",")).contains(peer)) {
-      // The driver said no (cuDeviceCanAccessPeer): the executor stages through host memory.
+    if (!t.hasGpus()) {
       return "SHM";
     }
-    if (!t.hasGpus() || r.type() == PathType.SYS) {
-      // P2P across the socket interconnect is unsupported or slow: GPUs go through host memory.
-      return "SHM";
-    }
-    return "P2P/IPC";
+    return t.peerAccess(r.from(), r.to()) ? "P2P/IPC" : "SHM/staged";
   }
 
   /** {@code "PCIe x16, "} when the slowest link says more than the path class, else empty. */

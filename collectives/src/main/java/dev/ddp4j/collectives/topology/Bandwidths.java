@@ -18,6 +18,12 @@ public final class Bandwidths {
   /** A 100 Gb/s NIC. */
   public static final double NIC_100G_GBPS = 12.5;
 
+  /**
+   * A GPU pair without peer access, staged through pinned host memory and the cpu backend: 5.7 GB/s
+   * busbw at 128-512 MiB on 2 x H200 (bench/cuda-allreduce-h200.md, host-staged path).
+   */
+  public static final double HOST_STAGED_GBPS = 5.7;
+
   /** A CPU worker copying through its socket's memory. */
   public static final double LOC_GBPS = 12.0;
 

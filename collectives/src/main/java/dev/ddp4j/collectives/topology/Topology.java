@@ -117,6 +117,57 @@ public final class Topology {
     return row[to];
   }
 
+  /**
+   * Whether GPU {@code from} may write into GPU {@code to}'s memory (CUDA peer access): both on one
+   * host, and {@code to}'s {@code dev} listed in {@code from}'s {@code p2p} attribute where it has
+   * one (what the driver answered, or what {@link #withPeerAccess} set). CPU ranks and a device
+   * with itself: always.
+   */
+  public boolean peerAccess(int from, int to) {
+    if (from == to || !hasGpus()) {
+      return true;
+    }
+    if (hostOf(from) != hostOf(to)) {
+      return false;
+    }
+    String p2p = device(from).attr("p2p", null);
+    if (p2p == null) {
+      return true;
+    }
+    String peer = device(to).attr("dev", Integer.toString(to));
+    for (String d : p2p.split(",")) {
+      if (d.trim().equals(peer)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * This topology with each GPU's {@code p2p} attribute set from {@code access[i][j]} (device i may
+   * access device j; a null row leaves device i as it is): how a group's peer-access answers and
+   * {@code DDP4J_P2P_DISABLE_PAIRS} reach the planner.
+   */
+  public Topology withPeerAccess(boolean[][] access) {
+    List<Node> out = new ArrayList<>(nodes);
+    for (int i = 0; i < devices.length; i++) {
+      if (access[i] == null) {
+        continue;
+      }
+      List<String> peers = new ArrayList<>();
+      for (int j = 0; j < devices.length; j++) {
+        if (j != i && access[i][j]) {
+          peers.add(device(j).attr("dev", Integer.toString(j)));
+        }
+      }
+      Node n = device(i);
+      java.util.Map<String, String> attrs = new java.util.TreeMap<>(n.attrs());
+      attrs.put("p2p", String.join(",", peers));
+      out.set(n.id(), new Node(n.id(), n.type(), n.name(), n.host(), attrs));
+    }
+    return new Topology(out, links);
+  }
+
   /** The display label of a device: {@code GPU3}, or {@code h1:GPU3} on a multi-host topology. */
   public String deviceLabel(int index) {
     Node n = device(index);

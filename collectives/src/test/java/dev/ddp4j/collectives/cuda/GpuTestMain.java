@@ -34,14 +34,12 @@ public final class GpuTestMain {
       for (Class<?> c :
           List.of(
               CudaProbeTest.class,
-              CostTableChooserTest.class,
+              CudaPlanTest.class,
               CudaAllReduceGpuTest.class,
               CudaStagedGpuTest.class,
               CudaRingGpuTest.class,
               PeerAccessSettingsTest.class,
-              PeerRoutingTest.class,
-              PeerRingTest.class,
-              CudaRouteLinesTest.class)) {
+              PeerRoutingTest.class)) {
         selectors.add(selectClass(c));
       }
     }

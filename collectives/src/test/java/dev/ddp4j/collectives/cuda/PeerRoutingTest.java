@@ -39,37 +39,31 @@ class PeerRoutingTest {
   @Test
   void shouldUsePeerAccessWhenEveryPairHasIt() {
     PeerRouting r = PeerRouting.decide(oneHost(4), all(4, 1), PeerAccessSettings.NONE);
-    assertThat(r.staged()).isFalse();
-    assertThat(r.effective(0, 3).transport()).isEqualTo(Transport.P2P_IPC);
+    assertThat(r.firstStaged()).isNull();
+    assertThat(r.pairwise(0, 3).transport()).isEqualTo(Transport.P2P_IPC);
   }
 
   @Test
   void shouldTrustIpcWhereNoRankCouldAskTheDriver() {
     PeerRouting r = PeerRouting.decide(oneHost(2), all(2, -1), PeerAccessSettings.NONE);
-    assertThat(r.staged()).isFalse();
+    assertThat(r.firstStaged()).isNull();
   }
 
   @Test
   void shouldStageEveryPairUnderP2pDisable() {
     PeerRouting r = PeerRouting.decide(oneHost(2), all(2, 1), env("DDP4J_P2P_DISABLE", "1"));
-    assertThat(r.staged()).isTrue();
-    assertThat(r.effective(0, 1).transport()).isEqualTo(Transport.SHM_STAGED);
-    assertThat(r.effective(0, 1).reason()).isEqualTo("DDP4J_P2P_DISABLE=1");
+    assertThat(r.firstStaged()).isNotNull();
+    assertThat(r.pairwise(0, 1).transport()).isEqualTo(Transport.SHM_STAGED);
+    assertThat(r.pairwise(0, 1).reason()).isEqualTo("DDP4J_P2P_DISABLE=1");
   }
 
   @Test
-  void shouldStageTheWholeGroupWhenOneListedPairLacksPeerAccessAndNoRingAvoidsIt() {
+  void shouldStageOnlyTheListedPair() {
     PeerRouting r =
         PeerRouting.decide(oneHost(3), all(3, 1), env("DDP4J_P2P_DISABLE_PAIRS", "2-1"));
-    assertThat(r.staged()).isTrue();
+    assertThat(r.firstStaged()).isNotNull();
     assertThat(r.pairwise(0, 1).transport()).isEqualTo(Transport.P2P_IPC);
     assertThat(r.pairwise(2, 1).reason()).isEqualTo("DDP4J_P2P_DISABLE_PAIRS lists 1-2");
-    assertThat(r.effective(0, 1).transport()).isEqualTo(Transport.SHM_STAGED);
-    assertThat(r.effective(0, 1).reason())
-        .isEqualTo(
-            "whole group staged since ranks 1 and 2 have no peer path"
-                + " (DDP4J_P2P_DISABLE_PAIRS lists 1-2) and no ring through peer pairs avoids"
-                + " them");
   }
 
   @Test
@@ -77,14 +71,14 @@ class PeerRoutingTest {
     int[][] access = all(2, 1);
     access[1][0] = 0;
     PeerRouting r = PeerRouting.decide(oneHost(2), access, PeerAccessSettings.NONE);
-    assertThat(r.effective(0, 1).reason()).isEqualTo("cuDeviceCanAccessPeer(0, 1) = 0");
+    assertThat(r.pairwise(0, 1).reason()).isEqualTo("cuDeviceCanAccessPeer(0, 1) = 0");
   }
 
   @Test
   void shouldGoThroughSocketsBetweenHosts() {
     List<RankPeer> peers = List.of(new RankPeer(0, "a", 0), new RankPeer(1, "b", 0));
     PeerRouting r = PeerRouting.decide(peers, all(2, -1), PeerAccessSettings.NONE);
-    assertThat(r.staged()).isTrue();
-    assertThat(r.effective(0, 1).transport()).isEqualTo(Transport.NET_SOCKET);
+    assertThat(r.firstStaged()).isNotNull();
+    assertThat(r.pairwise(0, 1).transport()).isEqualTo(Transport.NET_SOCKET);
   }
 }

@@ -41,8 +41,9 @@ class PlannerTest {
   void shouldRunTheH200PairOnManyNvlinkChannelsForLargeSizes() {
     Plan p = plan(Fixtures.H200_2, Map.of());
     Prediction big = p.predictionFor(MIB_256);
-    assertThat(big.chosen()).isEqualTo(Algorithm.RING);
-    assertThat(big.busBwGbps(Algorithm.RING)).isGreaterThan(300);
+    // One-shot, as measured on 2 x H200 (326 GB/s, against two-shot's 280-289; CostParams.GPU).
+    assertThat(big.chosen()).isEqualTo(Algorithm.ONESHOT);
+    assertThat(big.busBwGbps(Algorithm.ONESHOT)).isGreaterThan(300);
     assertThat(p.rings().size()).isGreaterThan(8);
     assertThat(p.algorithmFor(8)).isEqualTo(Algorithm.ONESHOT);
   }
@@ -54,7 +55,8 @@ class PlannerTest {
     // On NVSwitch every pair is one switch hop: direct two-shot moves as few bytes as the ring.
     Algorithm big = p.algorithmFor(MIB_256);
     assertThat(big).isIn(Algorithm.RING, Algorithm.TWOSHOT);
-    assertThat(p.predictionFor(MIB_256).busBwGbps(big)).isGreaterThan(300);
+    // Two-shot's and the ring's pushes reach 0.62 of NVLink as fitted (CostParams.GPU).
+    assertThat(p.predictionFor(MIB_256).busBwGbps(big)).isGreaterThan(250);
   }
 
   @Test
@@ -109,8 +111,8 @@ class PlannerTest {
     List<String> lines = RouteLines.of(t, p);
     assertThat(lines).hasSize(4 * p.rings().size());
     assertThat(lines)
-        .contains("Channel 00/01 : 0[0] -> 1[1] via P2P/IPC over NVL (NV12, 300 GB/s)");
-    assertThat(lines).contains("Channel 00/01 : 1[1] -> 2[2] via SHM over SYS (20 GB/s)");
+        .contains("Channel 00/02 : 0[0] -> 1[1] via P2P/IPC over NVL (NV12, 300 GB/s)");
+    assertThat(lines).contains("Channel 00/02 : 1[1] -> 2[2] via P2P/IPC over SYS (20 GB/s)");
     assertThat(RouteLines.ofRank(t, p, 3)).hasSize(p.rings().size());
   }
 }

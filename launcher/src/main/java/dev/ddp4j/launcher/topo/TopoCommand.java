@@ -1,5 +1,6 @@
 package dev.ddp4j.launcher.topo;
 
+import dev.ddp4j.collectives.cuda.GpuPlanning;
 import dev.ddp4j.collectives.plan.Algorithm;
 import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.plan.Planner;
@@ -103,11 +104,15 @@ public final class TopoCommand implements Callable<Integer> {
     }
     Topology t = hosts == 1 ? host : MultiHost.join(Collections.nCopies(hosts, host));
     int[] devices = devicesFor(t, host, perHost);
-    PlannerOptions options = PlannerOptions.fromEnv(env, t.hasGpus());
+    // GPUs: exactly what a cuda group plans (GpuPlanning), so these lines are its route lines.
     Plan plan =
         t.hasGpus()
-            ? Planner.plan(t, devices, options)
-            : Planner.plan(t, devices, options, Algorithm.chosenOnCpus(devices.length));
+            ? GpuPlanning.plan(t, devices, env)
+            : Planner.plan(
+                t,
+                devices,
+                PlannerOptions.fromEnv(env, false),
+                Algorithm.chosenOnCpus(devices.length));
     if (json) {
       out.println(TopoJson.render(t, plan));
     } else {

@@ -43,15 +43,30 @@ class TopoCommandTest {
     String[] r =
         run(Map.of(), "--from-nvidia-smi", fixture("a100-4gpu-nvlink-pairs.txt").toString());
     assertThat(r[0]).as(r[2]).isEqualTo("0");
+    // What a cuda group runs there: rings (no direct kernels across SYS, no hierarchical kernel).
     assertThat(r[1])
         .contains("GPU0\t X \tNV12\tSYS\tSYS")
-        .contains("Channel 00/01 : 0[0] -> 1[1] via P2P/IPC over NVL (NV12, 300 GB/s)")
+        .contains("Channel 00/02 : 0[0] -> 1[1] via P2P/IPC over NVL (NV12, 300 GB/s)")
         .contains("Bottleneck: GPU1 -> GPU2 over SYS at 20 GB/s")
         .contains("256 MiB")
-        .contains("  hierarchical (")
-        .contains("WARN GPU1 -> GPU2 crosses PCIe (SYS)")
-        .contains(
-            "WARN the hierarchical schedule (2 islands of 2) is predicted 1.4x faster than the flat ring at 4 GiB (2.4x at 8 B)");
+        .doesNotContain("  hierarchical (")
+        .contains("WARN GPU1 -> GPU2 crosses PCIe (SYS)");
+  }
+
+  @Test
+  void shouldPrintTheRouteLinesOfTheCudaGroupsPlan() throws IOException {
+    Path file = fixture("dgx-h100-8gpu-nvswitch.txt");
+    String[] r = run(Map.of(), "--from-nvidia-smi", file.toString());
+    assertThat(r[0]).as(r[2]).isEqualTo("0");
+    dev.ddp4j.collectives.topology.Topology t =
+        dev.ddp4j.collectives.topology.TopologyDiscovery.readFile(file);
+    int[] devices = dev.ddp4j.collectives.plan.GpuOrder.of(t, 8);
+    dev.ddp4j.collectives.plan.Plan plan =
+        dev.ddp4j.collectives.cuda.GpuPlanning.plan(t, devices, Map.of());
+    for (String line : dev.ddp4j.collectives.plan.RouteLines.of(t, plan)) {
+      assertThat(r[1]).contains(line);
+    }
+    assertThat(r[1]).contains("ll (");
   }
 
   @Test
@@ -67,7 +82,7 @@ class TopoCommandTest {
     assertThat(json)
         .contains("\"gpus\": [{\"index\": 0, \"name\": \"GPU0\"")
         .contains("{\"a\": 0, \"b\": 1, \"type\": \"NV12\", \"gbps\": 300.00}")
-        .contains("\"rings\": [[0, 1, 2, 3]]")
+        .contains("\"rings\": [[0, 1, 2, 3], [0, 1, 2, 3]]")
         .contains(
             "{\"bytes\": 268435456, \"chosen\": \"hierarchical\", \"predictedBusBwGBps\": {\"ring\": ")
         .contains("\"hierarchical\": ");

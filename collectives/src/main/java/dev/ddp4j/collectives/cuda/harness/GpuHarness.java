@@ -1,7 +1,6 @@
 package dev.ddp4j.collectives.cuda.harness;
 
 import dev.ddp4j.WorkerEnvironment;
-import dev.ddp4j.collectives.cuda.CostTableChooser;
 import dev.ddp4j.collectives.cuda.CudaProbe;
 import dev.ddp4j.collectives.cuda.CudaProcessGroup;
 import dev.ddp4j.collectives.store.FileStore;
@@ -79,8 +78,9 @@ public final class GpuHarness {
     String t = System.getenv("DDP4J_TIMEOUT_SECONDS");
     Duration timeout = Duration.ofSeconds(t == null ? 60 : Long.parseLong(t.trim()));
     try (FileStore store = LocalRanks.store(timeout)) {
-      SwitchableChooser chooser = new SwitchableChooser(CostTableChooser.DEFAULT_MAX_CHANNELS);
+      SwitchableChooser chooser = new SwitchableChooser();
       CudaProcessGroup pg = CudaProcessGroup.create(w, store, timeout, chooser, 240L << 20);
+      chooser.bind(pg.planChooser(), pg.plan().wideChannels());
       int failures;
       if (mode.equals("routes")) { // the group's set-up alone: its route lines
         failures = 0;

@@ -4,7 +4,7 @@ import dev.ddp4j.DataType;
 import dev.ddp4j.collectives.cuda.AllReduceAlgorithm;
 import dev.ddp4j.collectives.cuda.AllReduceChooser;
 import dev.ddp4j.collectives.cuda.AllReduceTuning;
-import dev.ddp4j.collectives.cuda.CostTableChooser;
+import dev.ddp4j.collectives.cuda.PlanChooser;
 
 /**
  * A chooser the harness re-points between runs: the default cost table ({@code auto}), or one
@@ -13,13 +13,16 @@ import dev.ddp4j.collectives.cuda.CostTableChooser;
  */
 final class SwitchableChooser implements AllReduceChooser {
 
-  private final int maxBlocks;
+  private int maxBlocks = 1;
+  private AllReduceChooser plan;
   private AllReduceChooser current;
   private String label = "auto";
 
-  SwitchableChooser(int maxBlocks) {
+  /** Points {@code auto} at the group's plan; forced variants use up to {@code maxBlocks}. */
+  void bind(AllReduceChooser plan, int maxBlocks) {
+    this.plan = plan;
+    this.current = plan;
     this.maxBlocks = maxBlocks;
-    this.current = new CostTableChooser(null, maxBlocks);
   }
 
   /** Sets the variant: {@code auto}, {@code oneshot}, {@code twoshot}, with optional overrides. */
@@ -36,7 +39,18 @@ final class SwitchableChooser implements AllReduceChooser {
         default -> throw new IllegalArgumentException("unknown variant option " + parts[i]);
       }
     }
-    CostTableChooser base = new CostTableChooser(algo, blocks > 0 ? blocks : maxBlocks);
+    int cap = blocks > 0 ? blocks : maxBlocks;
+    AllReduceChooser base =
+        algo == null
+            ? plan
+            : (bytes, ranks, t) ->
+                PlanChooser.shape(
+                    algo == AllReduceAlgorithm.LL && bytes > PlanChooser.LL_MAX_BYTES
+                        ? AllReduceAlgorithm.ONESHOT
+                        : algo,
+                    bytes,
+                    ranks,
+                    cap);
     long fixedStep = step;
     int fixedBlocks = blocks;
     current =

@@ -1,0 +1,179 @@
+package dev.ddp4j.collectives.cuda;
+
+import dev.ddp4j.ConfigException;
+import dev.ddp4j.Store;
+import dev.ddp4j.collectives.plan.Algorithm;
+import dev.ddp4j.collectives.plan.Plan;
+import dev.ddp4j.collectives.plan.PlanAgreement;
+import dev.ddp4j.collectives.plan.Planner;
+import dev.ddp4j.collectives.plan.PlannerOptions;
+import dev.ddp4j.collectives.topology.NvidiaSmiTopoParser;
+import dev.ddp4j.collectives.topology.Topology;
+import dev.ddp4j.collectives.topology.TopologyDiscovery;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * How a cuda group gets its plan: {@link PlanAgreement} over each host's GPUs (discovered, or
+ * {@code DDP4J_TOPO_FILE}), with every pair's peer access as {@link PeerDirectory} found it, so the
+ * planner's rings keep to peer pairs and its direct algorithms run only where every pair has one.
+ * The channel bound is agreed too: the fewest blocks that every rank's GPU keeps resident for all
+ * the ranks sharing it ({@link #residentChannels}), so spinning kernels never wait on a block that
+ * cannot run. {@code launcher.jar topo} plans with {@link #options} and {@link #request} as well,
+ * so that it prints what a cuda group runs.
+ */
+public final class GpuPlanning {
+
+  private GpuPlanning() {}
+
+  /**
+   * The planner's options for a cuda group: {@code DDP4J_ALGO} (which must name an algorithm the
+   * cuda executor has), {@code DDP4J_NCHANNELS} / {@code DDP4J_MIN_NCHANNELS} / {@code
+   * DDP4J_MAX_NCHANNELS}, and at most {@code residentCap} channels.
+   *
+   * @throws ConfigException naming the value and what the cuda backend runs
+   */
+  public static PlannerOptions options(Map<String, String> env, int residentCap) {
+    PlannerOptions o;
+    try {
+      o = PlannerOptions.fromEnv(env, true);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
+    }
+    if (o.forced().isPresent() && !Algorithm.onCuda().contains(o.forced().get())) {
+      throw new ConfigException(
+          "DDP4J_ALGO="
+              + o.forced().get().id()
+              + " has no cuda kernel (expected one of: ring, oneshot, twoshot, ll, copyengine;"
+              + " tree and hierarchical run on the cpu backend)");
+    }
+    int max = Math.max(1, Math.min(o.maxChannels(), residentCap));
+    return new PlannerOptions(o.forced(), Math.min(o.minChannels(), max), max, o.cost());
+  }
+
+  /**
+   * The plan a cuda group of ranks on {@code devices} of {@code t} runs when every pair has the
+   * peer access {@code t} says and the GPUs keep every channel resident: what {@code launcher.jar
+   * topo} prints.
+   */
+  public static Plan plan(Topology t, int[] devices, Map<String, String> env) {
+    PlanAgreement.Request r = request(options(env, PlannerOptions.DEFAULT_MAX_CHANNELS_GPU));
+    return Planner.plan(t, devices, r.options(), r.supported(), r.allowed());
+  }
+
+  /** What the cuda executor asks of the planner. */
+  public static PlanAgreement.Request request(PlannerOptions o) {
+    return new PlanAgreement.Request(
+        o,
+        Algorithm.onCuda(),
+        Algorithm.chosenOnCuda(),
+        "DDP4J_ALGO, DDP4J_NCHANNELS, DDP4J_MIN_NCHANNELS, DDP4J_MAX_NCHANNELS and"
+            + " DDP4J_TOPO_FILE (and GPUs of one model)");
+  }
+
+  /**
+   * Channels a one-shot launch may use so that every rank sharing a GPU keeps all its blocks
+   * resident: each one-shot channel is two blocks (pusher and reducer).
+   *
+   * @param residentBlocks blocks of the all-reduce kernels that the GPU keeps resident at once
+   * @param ranksOnGpu ranks whose kernels share that GPU at the same time
+   */
+  static int residentChannels(long residentBlocks, int ranksOnGpu) {
+    return (int) Math.max(1, Math.min(64, residentBlocks / (2L * Math.max(1, ranksOnGpu))));
+  }
+
+  /**
+   * The channel bound every rank agrees on: the smallest of what each rank published.
+   *
+   * @param mine this rank's {@link #residentChannels}
+   */
+  static int agreeResidentCap(
+      Store store, String prefix, int rank, int size, int mine, Duration timeout) {
+    store.set(
+        prefix + "/resident/" + rank, Integer.toString(mine).getBytes(StandardCharsets.UTF_8));
+    int cap = mine;
+    for (int r = 0; r < size; r++) {
+      String v = new String(store.get(prefix + "/resident/" + r, timeout), StandardCharsets.UTF_8);
+      cap = Math.min(cap, Integer.parseInt(v));
+    }
+    return cap;
+  }
+
+  /**
+   * This host's GPUs as the planner sees them: {@code DDP4J_TOPO_FILE} or discovery; where ranks
+   * share GPUs ({@code DDP4J_CUDA_SHARE_GPUS}) and no file says otherwise, {@code logicalGpus} GPUs
+   * joined by NV18 (they move data through one GPU's memory, faster than any link).
+   */
+  static Topology hostTopology(Map<String, String> env, int logicalGpus, boolean sharing) {
+    Topology t = TopologyDiscovery.discover(env, java.nio.file.Path.of("/sys"), 1).topology();
+    boolean fromFile =
+        !env.getOrDefault("DDP4J_TOPO_FILE", env.getOrDefault("NCCL_TOPO_FILE", "")).isBlank();
+    if (fromFile || (t.hasGpus() && (!sharing || t.deviceCount() >= logicalGpus))) {
+      return t;
+    }
+    return sharedGpus(logicalGpus);
+  }
+
+  /** {@code n} logical GPUs, every pair NV18, as the text of {@code nvidia-smi topo -m}. */
+  static Topology sharedGpus(int n) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < n; i++) {
+      b.append("\tGPU").append(i);
+    }
+    b.append("\tCPU Affinity\tNUMA Affinity\n");
+    for (int i = 0; i < n; i++) {
+      b.append("GPU").append(i);
+      for (int j = 0; j < n; j++) {
+        b.append(i == j ? "\t X " : "\tNV18");
+      }
+      b.append("\t0\t0\n");
+    }
+    return NvidiaSmiTopoParser.parse(b.toString());
+  }
+
+  /**
+   * This rank's device in its host's topology: the GPU with its PCI bus id where the topology has
+   * exactly one such (discovery), else its logical GPU (a topology file, or ranks sharing GPUs).
+   */
+  static int deviceOf(Topology host, String busId, int logicalGpu) {
+    List<Integer> byBus = new ArrayList<>();
+    String want = busId.trim().toLowerCase(Locale.ROOT);
+    for (int i = 0; i < host.deviceCount(); i++) {
+      if (host.device(i).attr("busid", "").toLowerCase(Locale.ROOT).equals(want)) {
+        byBus.add(i);
+      }
+    }
+    if (byBus.size() == 1 && !CudaSettings.shareGpus()) {
+      return byBus.get(0);
+    }
+    if (logicalGpu < host.deviceCount()) {
+      return logicalGpu;
+    }
+    throw new ConfigException(
+        "the topology of this host has "
+            + host.deviceCount()
+            + " GPU(s) but this rank runs on logical GPU "
+            + logicalGpu
+            + " (bus id "
+            + busId
+            + "): give DDP4J_TOPO_FILE a topology with a GPU for every local rank, or unset it");
+  }
+
+  /** Peer access by device of the job's topology, from {@code routing}'s pairs by rank. */
+  static Topology withAccess(Topology job, int[] devices, PeerRouting routing) {
+    boolean[][] byDevice = new boolean[job.deviceCount()][];
+    for (int r = 0; r < devices.length; r++) {
+      boolean[] row = new boolean[job.deviceCount()];
+      for (int q = 0; q < devices.length; q++) {
+        row[devices[q]] =
+            q == r || routing.pairwise(r, q).transport() == PeerRouting.Transport.P2P_IPC;
+      }
+      byDevice[devices[r]] = row;
+    }
+    return job.withPeerAccess(byDevice);
+  }
+}
