@@ -2,7 +2,9 @@ package dev.ddp4j.collectives.cuda;
 
 import dev.ddp4j.DataType;
 import dev.ddp4j.ReduceOp;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import jcuda.driver.CUfunction;
@@ -91,22 +93,29 @@ final class AllReduceKernels {
   }
 
   /**
-   * Blocks of every kernel of this module that one SM keeps resident at once, the least over them:
-   * what bounds a spinning kernel's grid (its blocks wait on each other's flags, so all must run
-   * together).
+   * Blocks of {@code algo}'s kernels (every dtype and op; the ring's reduce-scatter, all-gather and
+   * broadcast with the ring) that one SM keeps resident at once, the least over them: what bounds a
+   * spinning kernel's grid, whose blocks wait on each other's flags and so must all run together.
    */
-  int residentBlocksPerSm() {
+  int residentBlocksPerSm(AllReduceAlgorithm algo) {
+    List<CUfunction> fs = new ArrayList<>();
+    for (CUfunction[] byOp : functions.get(algo)) {
+      fs.addAll(List.of(byOp));
+    }
+    if (algo == AllReduceAlgorithm.RING) {
+      for (CUfunction[] byOp : ringReduceScatter) {
+        fs.addAll(List.of(byOp));
+      }
+      fs.add(ringAllGather);
+      fs.add(ringBroadcast);
+    }
     int least = Integer.MAX_VALUE;
     int[] n = new int[1];
-    for (CUfunction[][] byType : functions.values()) {
-      for (CUfunction[] byOp : byType) {
-        for (CUfunction f : byOp) {
-          Cu.check(
-              JCudaDriver.cuOccupancyMaxActiveBlocksPerMultiprocessor(n, f, THREADS, 0),
-              "cuOccupancyMaxActiveBlocksPerMultiprocessor");
-          least = Math.min(least, n[0]);
-        }
-      }
+    for (CUfunction f : fs) {
+      Cu.check(
+          JCudaDriver.cuOccupancyMaxActiveBlocksPerMultiprocessor(n, f, THREADS, 0),
+          "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+      least = Math.min(least, n[0]);
     }
     return Math.max(1, least);
   }

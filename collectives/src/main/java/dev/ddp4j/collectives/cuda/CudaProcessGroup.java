@@ -172,7 +172,7 @@ public final class CudaProcessGroup implements ProcessGroup {
                 rank,
                 size,
                 GpuPlanning.residentChannels(
-                    (long) kernels.residentBlocksPerSm() * sms[0], directory.ranksOnGpuOf(rank)),
+                    residentBlocks(kernels, sms[0]), directory.ranksOnGpuOf(rank)),
                 timeout);
     PlannerOptions options = GpuPlanning.options(env, residentCap);
     List<String> hostOfRank = new ArrayList<>();
@@ -234,7 +234,7 @@ public final class CudaProcessGroup implements ProcessGroup {
     if (launcher == null && kernels != null) {
       kernels.unload();
     }
-    RouteLog.log(agreed.topology(), plan, rank, route, routing);
+    RouteLog.log(agreed.topology(), plan, rank, route, residentCap, routing);
     this.ringCollectives =
         launcher != null && (ringOnly || options.forced().orElse(null) == Algorithm.RING);
     this.collectives =
@@ -325,6 +325,15 @@ public final class CudaProcessGroup implements ProcessGroup {
   /** The plan's choice of kernel and shape per launch (what runs unless a chooser was given). */
   public AllReduceChooser planChooser() {
     return planChooser;
+  }
+
+  /** Resident blocks of each kernel family on the whole GPU (its SMs). */
+  private static Map<AllReduceAlgorithm, Long> residentBlocks(AllReduceKernels k, int sms) {
+    Map<AllReduceAlgorithm, Long> out = new java.util.EnumMap<>(AllReduceAlgorithm.class);
+    for (AllReduceAlgorithm a : AllReduceAlgorithm.values()) {
+      out.put(a, (long) k.residentBlocksPerSm(a) * sms);
+    }
+    return out;
   }
 
   private static String ringText(int[] ring) {

@@ -76,14 +76,21 @@ public final class GpuPlanning {
   }
 
   /**
-   * Channels a one-shot launch may use so that every rank sharing a GPU keeps all its blocks
-   * resident: each one-shot channel is two blocks (pusher and reducer).
+   * Channels a launch may use so that every rank sharing a GPU keeps all the blocks of its kernel
+   * resident, for the tightest kernel family: a one-shot channel (and one of the reduce-scatter,
+   * all-gather and broadcast kernels) is two blocks, pusher and reducer; a two-shot, LL or ring
+   * channel one.
    *
-   * @param residentBlocks blocks of the all-reduce kernels that the GPU keeps resident at once
+   * @param residentBlocks blocks of each kernel family the GPU keeps resident at once (all SMs)
    * @param ranksOnGpu ranks whose kernels share that GPU at the same time
    */
-  static int residentChannels(long residentBlocks, int ranksOnGpu) {
-    return (int) Math.max(1, Math.min(64, residentBlocks / (2L * Math.max(1, ranksOnGpu))));
+  static int residentChannels(Map<AllReduceAlgorithm, Long> residentBlocks, int ranksOnGpu) {
+    long cap = PlannerOptions.DEFAULT_MAX_CHANNELS_GPU;
+    for (Map.Entry<AllReduceAlgorithm, Long> e : residentBlocks.entrySet()) {
+      int perChannel = e.getKey() == AllReduceAlgorithm.ONESHOT ? 2 : 1;
+      cap = Math.min(cap, e.getValue() / ((long) perChannel * Math.max(1, ranksOnGpu)));
+    }
+    return (int) Math.max(1, cap);
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.ddp4j.collectives.cuda;
 
 import dev.ddp4j.collectives.cpu.DebugLog;
 import dev.ddp4j.collectives.plan.Plan;
+import dev.ddp4j.collectives.plan.PlanDigest;
 import dev.ddp4j.collectives.plan.PlanSummary;
 import dev.ddp4j.collectives.plan.RouteLines;
 import dev.ddp4j.collectives.topology.Topology;
@@ -19,17 +20,28 @@ final class RouteLog {
   private RouteLog() {}
 
   /** The INFO lines of {@code rank}. */
-  static List<String> infoLines(Topology t, Plan plan, int rank, String route) {
+  static List<String> infoLines(Topology t, Plan plan, int rank, String route, int residentCap) {
     List<String> out = new ArrayList<>(RouteLines.ofRank(t, plan, rank));
     out.add("all-reduce by size: " + PlanSummary.bySize(plan));
-    out.add("cuda route: " + route);
+    out.add(
+        "cuda route: "
+            + route
+            + "; channels: "
+            + plan.rings().size()
+            + " ring, "
+            + plan.wideChannels()
+            + " wide (at most "
+            + residentCap
+            + " keep every rank's blocks resident on its GPU); plan "
+            + PlanDigest.sha256(plan).substring(0, 12));
     return out;
   }
 
-  static void log(Topology t, Plan plan, int rank, String route, PeerRouting routing) {
+  static void log(
+      Topology t, Plan plan, int rank, String route, int residentCap, PeerRouting routing) {
     DebugLog log = new DebugLog(System.getenv(), rank);
     if (log.enabled(DebugLog.Level.INFO)) {
-      infoLines(t, plan, rank, route).forEach(l -> log.log(DebugLog.Level.INFO, l));
+      infoLines(t, plan, rank, route, residentCap).forEach(l -> log.log(DebugLog.Level.INFO, l));
     }
     if (rank == 0) {
       plan.warnings().forEach(w -> log.log(DebugLog.Level.WARN, w));

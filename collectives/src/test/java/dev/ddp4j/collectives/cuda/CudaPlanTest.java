@@ -149,10 +149,14 @@ class CudaPlanTest {
 
   @Test
   void shouldBoundTheChannelsByWhatEveryRankSharingAGpuKeepsResident() {
-    // 132 SMs x 2 resident blocks, one rank per GPU: 64 channels (the default bound).
-    assertThat(GpuPlanning.residentChannels(264, 1)).isEqualTo(64);
-    // 8 ranks under MPS on one GPU: 16 channels, 32 blocks each, 256 resident in all.
-    assertThat(GpuPlanning.residentChannels(264, 8)).isEqualTo(16);
+    Map<AllReduceAlgorithm, Long> h200 =
+        Map.of(AllReduceAlgorithm.ONESHOT, 264L, AllReduceAlgorithm.RING, 132L);
+    // 132 SMs x 2 resident one-shot blocks, one rank per GPU: 64 channels (the default bound).
+    assertThat(GpuPlanning.residentChannels(h200, 1)).isEqualTo(64);
+    // 8 ranks under MPS on one GPU: 16 one-shot channels, 32 blocks each, 256 resident in all.
+    assertThat(GpuPlanning.residentChannels(h200, 8)).isEqualTo(16);
+    // The ring's kernels keep one block per SM: 3 ranks sharing leave 44 each.
+    assertThat(GpuPlanning.residentChannels(h200, 3)).isEqualTo(44);
     assertThat(GpuPlanning.options(Map.of(), 16).maxChannels()).isEqualTo(16);
     assertThat(GpuPlanning.options(Map.of("DDP4J_MAX_NCHANNELS", "8"), 16).maxChannels())
         .isEqualTo(8);
