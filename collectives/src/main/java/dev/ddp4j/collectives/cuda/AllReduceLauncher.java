@@ -95,6 +95,9 @@ final class AllReduceLauncher implements AutoCloseable {
    * @param ring the rank order the ring kernel follows; with {@code ringOnly} every launch runs the
    *     ring and only the successor's scratch is opened, else the ring is one algorithm among the
    *     others and every peer's scratch is opened
+   * @param hostIn with {@code ringOnly}: the hop from this rank's ring predecessor lacks peer
+   *     access and comes through host memory ({@link HostHop})
+   * @param hostOut with {@code ringOnly}: the hop to the successor goes through host memory
    */
   static AllReduceLauncher open(
       int rank,
@@ -107,11 +110,13 @@ final class AllReduceLauncher implements AutoCloseable {
       AllReduceKernels kernels,
       long scratchBudgetBytes,
       int[] ring,
-      boolean ringOnly) {
+      boolean ringOnly,
+      boolean hostIn,
+      boolean hostOut) {
     boolean[] mapped = new boolean[size];
     int next = PeerRing.next(ring, rank);
     for (int r = 0; r < size; r++) {
-      mapped[r] = r != rank && (!ringOnly || r == next);
+      mapped[r] = r != rank && (!ringOnly || (r == next && !hostOut));
     }
     PeerScratch scratch =
         PeerScratch.exchange(
@@ -121,7 +126,9 @@ final class AllReduceLauncher implements AutoCloseable {
             store,
             prefix,
             timeout,
-            mapped);
+            mapped,
+            ringOnly && hostIn,
+            ringOnly && hostOut ? next : -1);
     AllReduceLauncher l =
         new AllReduceLauncher(rank, size, timeout, scratch, kernels, chooser, ring, ringOnly);
     Cu.check(

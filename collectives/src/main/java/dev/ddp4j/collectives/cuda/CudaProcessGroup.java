@@ -198,6 +198,10 @@ public final class CudaProcessGroup implements ProcessGroup {
     this.planChooser = new PlanChooser(plan);
     AllReduceChooser choose = chooser != null ? chooser : planChooser;
     int[] ring = plan.rings().get(0);
+    int next = PeerRing.next(ring, rank);
+    int prev = PeerRing.next(reversed(ring), rank);
+    boolean hostIn = !routing.peerHop(prev, rank);
+    boolean hostOut = !routing.peerHop(rank, next);
     String route;
     if (size == 1) {
       route = "local";
@@ -205,6 +209,9 @@ public final class CudaProcessGroup implements ProcessGroup {
       route = "direct";
     } else if (routing.peerRing(ring)) {
       route = "ring " + ringText(ring);
+    } else if (routing.oneHost()) {
+      // A route per hop: the ring's hops without peer access go through host memory.
+      route = "ring " + ringText(ring) + " (" + routing.hostHopsOn(ring) + " via host memory)";
     } else {
       route = "staged";
     }
@@ -229,7 +236,9 @@ public final class CudaProcessGroup implements ProcessGroup {
                 kernels,
                 scratchBudgetBytes,
                 ring,
-                ringOnly)
+                ringOnly,
+                hostIn,
+                hostOut)
             : null;
     if (launcher == null && kernels != null) {
       kernels.unload();
@@ -334,6 +343,14 @@ public final class CudaProcessGroup implements ProcessGroup {
       out.put(a, (long) k.residentBlocksPerSm(a) * sms);
     }
     return out;
+  }
+
+  private static int[] reversed(int[] ring) {
+    int[] r = new int[ring.length];
+    for (int i = 0; i < ring.length; i++) {
+      r[i] = ring[ring.length - 1 - i];
+    }
+    return r;
   }
 
   private static String ringText(int[] ring) {

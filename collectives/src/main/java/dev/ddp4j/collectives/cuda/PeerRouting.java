@@ -88,6 +88,29 @@ public final class PeerRouting {
     return pairwise[from][to];
   }
 
+  /** Whether data from {@code from} to {@code to} can go over CUDA IPC. */
+  public boolean peerHop(int from, int to) {
+    return from == to || pairwise(from, to).transport() == Transport.P2P_IPC;
+  }
+
+  /** Whether every rank runs on one host (so hops without peer access can use host memory). */
+  public boolean oneHost() {
+    return peers.stream().map(RankPeer::host).distinct().count() == 1;
+  }
+
+  /** The hops of {@code ring} without a peer path, as {@code 1->2, 3->0}. */
+  public String hostHopsOn(int[] ring) {
+    List<String> out = new java.util.ArrayList<>();
+    for (int i = 0; i < ring.length; i++) {
+      int a = ring[i];
+      int b = ring[(i + 1) % ring.length];
+      if (!peerHop(a, b)) {
+        out.add(a + "->" + b);
+      }
+    }
+    return String.join(", ", out);
+  }
+
   /** Whether every hop of {@code ring} (the last back to the first included) has a peer path. */
   public boolean peerRing(int[] ring) {
     for (int i = 0; i < ring.length; i++) {

@@ -41,6 +41,9 @@ final class PeerScratch implements AutoCloseable {
   private final CUdeviceptr own;
   private final List<CUdeviceptr> opened = new ArrayList<>();
 
+  /** Host-memory hops into and out of this rank (ring hops without peer access). */
+  private final List<HostHop> hostHops = new ArrayList<>();
+
   /** Every rank's scratch base as mapped in this process, own included, indexed by rank. */
   private final long[] bases;
 
@@ -66,6 +69,25 @@ final class PeerScratch implements AutoCloseable {
       String prefix,
       Duration timeout,
       boolean[] mapped) {
+    return exchange(layout, rank, device, store, prefix, timeout, mapped, false, -1);
+  }
+
+  /**
+   * As above, where ring hops without peer access go through host memory ({@link HostHop}): with
+   * {@code hostIn} this rank's predecessor pushes into a host area that stands in for this rank's
+   * scratch ({@link #base} of this rank), and with {@code hostOutTo} >= 0 this rank pushes into
+   * that successor's host area (its base here).
+   */
+  static PeerScratch exchange(
+      ScratchLayout layout,
+      int rank,
+      CUdevice device,
+      Store store,
+      String prefix,
+      Duration timeout,
+      boolean[] mapped,
+      boolean hostIn,
+      int hostOutTo) {
     CUdeviceptr own = new CUdeviceptr();
     Cu.check(
         JCudaDriver.cuMemAlloc(own, layout.totalBytes()),
@@ -93,6 +115,21 @@ final class PeerScratch implements AutoCloseable {
           scratch.open(
               peer, store.get(prefix + "/scratch/" + peer, timeout), device, bus[0].trim());
         }
+      }
+      // Publish this rank's area before waiting on the successor's, or a ring of host hops
+      // would wait on itself.
+      HostHop in = hostIn ? HostHop.receive(rank, layout.totalBytes(), store, prefix) : null;
+      if (in != null) {
+        scratch.hostHops.add(in);
+        bases[rank] = in.devicePointer();
+      }
+      if (hostOutTo >= 0) {
+        HostHop out = HostHop.open(hostOutTo, layout.totalBytes(), store, prefix, timeout);
+        scratch.hostHops.add(out);
+        bases[hostOutTo] = out.devicePointer();
+      }
+      if (in != null) {
+        in.awaitOpened(rank, store, prefix, timeout);
       }
       return scratch;
     } catch (RuntimeException e) {
@@ -188,6 +225,8 @@ final class PeerScratch implements AutoCloseable {
       JCudaDriver.cuIpcCloseMemHandle(p);
     }
     opened.clear();
+    hostHops.forEach(HostHop::close);
+    hostHops.clear();
     JCudaDriver.cuMemFree(own);
   }
 

@@ -47,6 +47,21 @@ final class RouteLog {
       plan.warnings().forEach(w -> log.log(DebugLog.Level.WARN, w));
     }
     PeerRouting.Hop first = routing.firstStaged();
+    int[] ring = plan.rings().get(0);
+    for (int i = 0; i < ring.length && route.contains("via host memory"); i++) {
+      PeerRouting.Hop h = routing.pairwise(ring[i], ring[(i + 1) % ring.length]);
+      if (h.from() == rank && h.transport() != PeerRouting.Transport.P2P_IPC) {
+        log.log(
+            DebugLog.Level.WARN,
+            "ring hop "
+                + h.from()
+                + "->"
+                + h.to()
+                + " goes through host memory over PCIe: the ranks have no peer path ("
+                + h.reason()
+                + ")");
+      }
+    }
     if (route.equals("staged") && first != null) {
       log.log(
           DebugLog.Level.WARN,

@@ -168,7 +168,7 @@ public final class ShmSegment implements AutoCloseable {
   }
 
   /** The whole mapping as a buffer of its own (position 0, limit the file's size). */
-  ByteBuffer buffer() {
+  public ByteBuffer buffer() {
     return mapping.duplicate().clear();
   }
 

@@ -56,7 +56,8 @@ class CudaStagedGpuTest {
         .contains(
             "0[0] -> 1[1] via SHM/staged over PCI (device <-> pinned host memory; no peer access"
                 + " on NV18)")
-        .contains("have no peer path (DDP4J_P2P_DISABLE=1)");
+        .contains("have no peer path (DDP4J_P2P_DISABLE=1)")
+        .contains("via host memory");
   }
 
   @GpuTest
@@ -71,7 +72,8 @@ class CudaStagedGpuTest {
     assertAllPassed(r);
     assertThat(r.outputs().get(1))
         .contains("1[1] -> 0[0] via SHM/staged over PCI")
-        .contains("have no peer path (DDP4J_P2P_DISABLE_PAIRS lists 0-1)");
+        .contains("have no peer path (DDP4J_P2P_DISABLE_PAIRS lists 0-1)")
+        .contains("ring 0-1 (0->1, 1->0 via host memory)");
   }
 
   @GpuTest

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# On the one-GPU machine, under CUDA MPS: the cuda backend running the planner's plan with 2, 4 and 8 ranks sharing
+# the GPU (DDP4J_CUDA_SHARE_GPUS=1), over injected topologies (the fixtures of collectives/src/test/resources/topology,
+# DDP4J_P2P_DISABLE_PAIRS), so that the direct, LL and ring kernels all run against the harness's reference; then
+# the GPU test classes; then (STEPS=bench) the 2-rank all-reduce bench of this build against OLD (a jar of the
+# previous build's classes put ahead of bundle/launcher.jar), alternated. Timings under MPS share one GPU's HBM:
+# they compare builds, they are not NVLink figures. Usage: OUT=dir STEPS="check tests bench" bash bench/cuda-plan-mps.sh
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-/tmp/ddp4j-plan}; mkdir -p "$out"
+java="$here/bundle/jre/bin/java"; cp="$here/bundle/launcher.jar:$here/bundle/lib/*"
+topo="$here/collectives/src/test/resources/topology"
+export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mpslog DDP4J_CUDA_SHARE_GPUS=1 DDP4J_TIMEOUT_SECONDS=60
+mkdir -p /tmp/mps /tmp/mpslog && nvidia-cuda-mps-control -d
+summary=()
+check() { # name nproc extra-args... (env before the call)
+  local name=$1 n=$2; shift 2
+  local start=$(date +%s)
+  DDP4J_DEBUG=INFO timeout 240 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.harness.GpuHarness check --nproc "$n" "$@" > "$out/check-$name.log" 2>&1
+  local rc=$? pass=$(grep -c PASS "$out/check-$name.log") fail=$(grep -c FAIL "$out/check-$name.log")
+  local route=$(grep -o "cuda route: [a-z0-9 -]*" "$out/check-$name.log" | head -1)
+  local algos=$(grep -o "all-reduce by size: .*" "$out/check-$name.log" | head -1)
+  summary+=("$(printf '%-22s n=%d rc=%d pass=%d fail=%d %ss | %s | %s' "$name" "$n" "$rc" "$pass" "$fail" "$(( $(date +%s) - start ))" "$route" "$algos")")
+}
+for step in ${STEPS:-check tests}; do
+  case $step in
+    check)
+      check shared-2 2
+      DDP4J_TOPO_FILE=$topo/h200-2gpu-nv18.txt check h200-2 2 --quick
+      DDP4J_TOPO_FILE=$topo/a100-4gpu-nvlink-pairs.txt check a100-4 4 --quick
+      DDP4J_P2P_DISABLE_PAIRS=0-1,2-3 check shared-4-no01-23 4 --quick
+      DDP4J_TOPO_FILE=$topo/dgx-h100-8gpu-nvswitch.txt check dgx-h100-8 8 --quick
+      DDP4J_TOPO_FILE=$topo/dgx-h100-8gpu-nvswitch.txt DDP4J_P2P_DISABLE_PAIRS=0-1 check dgx-h100-8-no01 8 --quick
+      DDP4J_ALGO=ring check shared-8-ring 8 --quick --algos ring ;;
+    hosthop)
+      # Ring hops without peer access through host memory (HostHop), the other hops over IPC.
+      DDP4J_P2P_DISABLE=1 check hosthop-all-2 2 --quick
+      DDP4J_P2P_DISABLE_PAIRS=0-1 check hosthop-01-3 3 --quick
+      DDP4J_TOPO_FILE=$topo/a100-4gpu-nvlink-pairs.txt DDP4J_P2P_DISABLE_PAIRS=0-2,0-3,1-2,1-3 check a100-4-sys-off 4 --quick
+      DDP4J_TOPO_FILE=$topo/dgx-h100-8gpu-nvswitch.txt DDP4J_P2P_DISABLE_PAIRS=0-4,1-5,2-6,3-7,0-5,1-4 check hosthop-8 8 --quick ;;
+    hostbench)
+      # 2 ranks with DDP4J_P2P_DISABLE=1: this build's ring through host memory against OLD's host-staged path.
+      for round in 1 2; do
+        for build in new old; do
+          c=$cp; [ $build = old ] && c="$here/bundle-old/ddp4j-old.jar:$cp"
+          DDP4J_P2P_DISABLE=1 timeout 200 "$java" -cp "$c" dev.ddp4j.collectives.cuda.harness.GpuHarness bench --nproc 2 \
+            --variants auto --max-bytes 268435456 > "$out/hostbench-$build-$round.log" 2>&1
+          summary+=("hostbench $build round $round rc=$?")
+        done
+      done ;;
+    tests)
+      timeout 300 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.GpuTestMain ${TESTS:-} > "$out/tests.log" 2>&1
+      summary+=("tests rc=$? $(grep -E '[0-9]+ (tests )?(succeeded|failed|aborted)' "$out/tests.log" | tr '\n' ' ')") ;;
+    bench)
+      for round in 1 2; do
+        for build in new old; do
+          c=$cp; [ $build = old ] && c="$here/bundle-old/ddp4j-old.jar:$cp"
+          timeout 200 "$java" -cp "$c" dev.ddp4j.collectives.cuda.harness.GpuHarness bench --nproc 2 --variants auto \
+            --max-bytes 268435456 > "$out/bench-$build-$round.log" 2>&1
+          summary+=("bench $build round $round rc=$?")
+        done
+      done ;;
+  esac
+done
+echo quit | nvidia-cuda-mps-control
+printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
