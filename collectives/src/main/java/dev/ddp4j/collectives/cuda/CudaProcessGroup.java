@@ -272,11 +272,6 @@ public final class CudaProcessGroup implements ProcessGroup {
     return launcher.ringOnly() ? "ring " + launcher.ringOrder() : "direct";
   }
 
-  /** reduceScatter / allGather / broadcast launcher, for BulkPushExperiment; null on one rank. */
-  CollectiveLauncher collectives() {
-    return collectives;
-  }
-
   /** The CUDA device ordinal this rank runs on. */
   public int deviceIndex() {
     return deviceIndex;
