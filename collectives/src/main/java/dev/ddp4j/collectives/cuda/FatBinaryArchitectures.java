@@ -159,23 +159,18 @@ public record FatBinaryArchitectures(Set<Integer> machineCode, Set<Integer> ptx)
   }
 
   /**
-   * Throws unless the kernels in {@code fatbin} run on {@code gpu} (e.g. {@code GPU 0 (Tesla
-   * P100)}) of compute capability {@code major.minor}; the message names both and what the binary
-   * serves.
+   * Throws unless the kernels in {@code fatbin} run on GPU {@code ordinal} ({@code name}) of
+   * compute capability {@code major.minor}; the one-line message names the GPU, its compute
+   * capability and what the binary serves.
    */
-  public static void requireRunsOn(String gpu, int major, int minor, byte[] fatbin) {
+  public static void requireRunsOn(int ordinal, String name, int major, int minor, byte[] fatbin) {
     FatBinaryArchitectures archs = parse(fatbin);
     if (!archs.runsOn(major, minor)) {
-      String named = gpu.endsWith(")") ? gpu.substring(0, gpu.length() - 1) + ", " : gpu + " (";
       throw new ConfigException(
-          named
-              + "compute capability "
-              + major
-              + "."
-              + minor
-              + ") is not supported by ddp4j's kernels: they hold "
-              + archs.describe()
-              + "; set DDP4J_BACKEND=cpu on this machine");
+          String.format(
+              "GPU %d (%s, compute capability %d.%d) is not supported by ddp4j's kernels: they hold"
+                  + " %s; set DDP4J_BACKEND=cpu on this machine",
+              ordinal, name, major, minor, archs.describe()));
     }
   }
 
@@ -203,13 +198,12 @@ public record FatBinaryArchitectures(Set<Integer> machineCode, Set<Integer> ptx)
         break;
       }
     }
-    String gpu =
-        "GPU "
-            + ordinal
-            + " ("
-            + new String(name, 0, n, java.nio.charset.StandardCharsets.UTF_8)
-            + ")";
-    requireRunsOn(gpu, major, minor, fatbin);
+    requireRunsOn(
+        ordinal,
+        new String(name, 0, n, java.nio.charset.StandardCharsets.UTF_8),
+        major,
+        minor,
+        fatbin);
   }
 
   private static int attribute(CUdevice dev, int attribute) {

@@ -65,8 +65,7 @@ class FatBinaryArchitecturesTest {
   void shouldNameTheGpuItsComputeCapabilityAndTheSupportedOnesWhenTheKernelsCannotRun()
       throws Exception {
     byte[] shipped = KernelBinaries.resource(AllReduceKernels.RESOURCE);
-    assertThatThrownBy(
-            () -> FatBinaryArchitectures.requireRunsOn("GPU 0 (Tesla P100)", 6, 0, shipped))
+    assertThatThrownBy(() -> FatBinaryArchitectures.requireRunsOn(0, "Tesla P100", 6, 0, shipped))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
             "GPU 0 (Tesla P100, compute capability 6.0) is not supported by ddp4j's kernels: they"
@@ -84,7 +83,7 @@ class FatBinaryArchitecturesTest {
         {7, 0}, {7, 2}, {7, 5}, {8, 0}, {8, 6}, {8, 7}, {8, 9}, {9, 0}, {10, 0}, {12, 0}
       };
       for (int[] cc : gpus) {
-        FatBinaryArchitectures.requireRunsOn("GPU 0 (test)", cc[0], cc[1], shipped);
+        FatBinaryArchitectures.requireRunsOn(0, "test GPU", cc[0], cc[1], shipped);
       }
       assertThat(FatBinaryArchitectures.parse(shipped).runsOn(6, 1)).isFalse();
     }
