@@ -36,7 +36,6 @@ for step in $steps; do
           -b "${BENCH_MIN:-16}" -e "${BENCH_MAX:-1G}" -f "${BENCH_FACTOR:-4}" >> "$out/launcher-bench.log" 2>&1 || rc=$?
       done ;;
     ncclops) timeout 240 bash "$here/nccl_collectives.sh" "${BENCH_MIN_BYTES:-16}" "${BENCH_MAX_BYTES:-1073741824}" "${BENCH_FACTOR:-4}" "${NCCL_OPS:-allreduce,broadcast,allgather,reducescatter}" > "$out/nccl-collectives.log" 2>&1; rc=$? ;;
-    bulk) timeout 200 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.harness.GpuHarness bulk --nproc "$nproc" --variants "${BULK_VARIANTS:-current,bulk:64:524288,bulk:64:131072,bcast:64,bcast:128}" > "$out/bulk.log" 2>&1; rc=$? ;;
     ring)
       # DDP4J_ALGO=ring beside the default, 8 B to 1 GiB, through the launcher's bench (2 or more GPUs); on one GPU
       # the harness's bench with two ranks sharing it (DDP4J_CUDA_SHARE_GPUS: kernel and flag costs, no NVLink).
@@ -63,7 +62,6 @@ echo "==== summary"
 [ -f "$out/sweep.log" ] && grep -vE "^(----|\s*at |INFO|[A-Z][a-z][a-z] [0-9])" "$out/sweep.log" | grep -vE "bytes +count" | head -80
 [ -f "$out/nccl.log" ] && cat "$out/nccl.log"
 [ -f "$out/bench-staged.log" ] && [ -f "$out/bench.log" ] && python3 "$here/staged-vs-ipc-table.py" "$out/bench.log" "$out/bench-staged.log"
-[ -f "$out/bulk.log" ] && grep -vE "^(----|INFO|[A-Z][a-z][a-z] [0-9])" "$out/bulk.log" | head -60
 [ -f "$out/ring-bench.log" ] && grep -vE "^(----|\s*at |INFO|[A-Z][a-z][a-z] [0-9])" "$out/ring-bench.log" | head -80
 [ -f "$out/movement.log" ] && grep -vE "^(----|\s*at |INFO|[A-Z][a-z][a-z] [0-9])" "$out/movement.log" | head -60
 [ -f "$out/launcher-bench.log" ] && [ -f "$out/nccl-collectives.log" ] && python3 "$here/cuda-ops-table.py" "$out/launcher-bench.log" "$out/nccl-collectives.log"

@@ -21,7 +21,7 @@
 // flags of every peer's kernel seq + 1, which started only after that peer's kernel seq had ended, so
 // nobody still reads half h. Flags only grow, so they are never reset.
 //
-// Compile: scripts/build-kernels.sh (sm_90 machine code + compute_90 PTX in one fat binary); the binary ships as a
+// Compile: scripts/build-kernels.sh (sm_70-sm_90 machine code + compute_90 PTX in one fat binary); the binary ships as a
 // resource and KernelBinaryTest checks that it was built from this file and the headers it includes.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -368,9 +368,9 @@ __device__ __forceinline__ void ringPiece(T* out, T* send, const T* in, const T*
     if (fromIn) {
       v = in[k];
     } else if (fromRecv) {
-      v = __ldcg(recv + k);
+      v = loadCg(recv + k);
     } else {
-      A a = combine<OP, A>(toAcc<T>(__ldcg(recv + k)), toAcc<T>(in[k]));
+      A a = combine<OP, A>(toAcc<T>(loadCg(recv + k)), toAcc<T>(in[k]));
       v = fromAcc<T>(isFinal ? finish<OP, A>(a, n) : a);
     }
     if (toOut) out[k] = v;

@@ -18,6 +18,15 @@ template <> struct Acc<uint8_t> { typedef unsigned A; };
 template <typename T> __device__ __forceinline__ typename Acc<T>::A toAcc(T v) { return (typename Acc<T>::A)v; }
 template <> __device__ __forceinline__ float toAcc<__half>(__half v) { return __half2float(v); }
 template <> __device__ __forceinline__ float toAcc<__nv_bfloat16>(__nv_bfloat16 v) { return __bfloat162float(v); }
+// One element through L2 only (ld.global.cg), as the vector loads: CUDA 11.8's cuda_bf16.h declares
+// __ldcg(const __nv_bfloat16*) (and __ushort_as_bfloat16) for sm_80 and newer only, so bf16 loads its 16 bits
+// as an unsigned short.
+template <typename T> __device__ __forceinline__ T loadCg(const T* p) { return __ldcg(p); }
+template <> __device__ __forceinline__ __nv_bfloat16 loadCg<__nv_bfloat16>(const __nv_bfloat16* p) {
+  __nv_bfloat16_raw raw;
+  raw.x = __ldcg(reinterpret_cast<const unsigned short*>(p));
+  return __nv_bfloat16(raw);
+}
 template <typename T> __device__ __forceinline__ T fromAcc(typename Acc<T>::A a) { return (T)a; }
 template <> __device__ __forceinline__ __half fromAcc<__half>(float a) { return __float2half_rn(a); }
 template <> __device__ __forceinline__ __nv_bfloat16 fromAcc<__nv_bfloat16>(float a) { return __float2bfloat16_rn(a); }

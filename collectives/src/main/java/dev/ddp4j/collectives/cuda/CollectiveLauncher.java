@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.Locale;
 import jcuda.Pointer;
 import jcuda.driver.CUfunction;
-import jcuda.driver.CUfunction_attribute;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
@@ -37,12 +36,6 @@ final class CollectiveLauncher implements AutoCloseable {
       new CUfunction[DataType.values().length][ReduceOp.values().length];
   private final CUfunction allGather;
   private final CUfunction broadcast;
-
-  /** BulkPushExperiment's kernels, resolved on first use. */
-  private final java.util.Map<String, CUfunction> experiments = new java.util.HashMap<>();
-
-  /** Dynamic shared memory of the bulk kernel: BULK_BUFS x BULK_SUB of the .cu file. */
-  private static final int BULK_SHARED_BYTES = 4 * (16 << 10);
 
   /** The kernels' Params struct as 64-bit words in native order, read by the driver per launch. */
   private final ByteBuffer params =
@@ -112,76 +105,10 @@ final class CollectiveLauncher implements AutoCloseable {
 
   /** Copies rank {@code root}'s {@code bytes} at {@code buffer} into every other rank's. */
   void broadcast(long buffer, long bytes, int root, CUstream stream) {
-    broadcast(buffer, bytes, root, maxBlocks, stream);
-  }
-
-  /** {@link #broadcast} with at most {@code blocks} pusher blocks (BulkPushExperiment's sweep). */
-  void broadcast(long buffer, long bytes, int root, int blocks, CUstream stream) {
     long piece = scratch.layout().slotBytes();
     for (long done = 0; done < bytes; done += piece) {
       long n = Math.min(piece, bytes - done);
-      launch(
-          broadcast,
-          buffer + done,
-          buffer + done,
-          n,
-          0,
-          root,
-          blocksFor(n, blocks),
-          0,
-          PlanChooser.STEP_BYTES,
-          stream);
-    }
-  }
-
-  /**
-   * Runs one of the experiment kernels of {@link BulkPushExperiment} ({@code
-   * ddp4j_bulkoneshot_float32_sum}, {@code ddp4j_pulloneshot_float32_sum}, {@code
-   * ddp4j_pullbroadcast_bytes}) over {@code count} elements of {@code elemBytes} (16-byte aligned
-   * buffers, whole 16-byte vectors), in pieces of a slot, with {@code blocks} pusher (stager)
-   * blocks and {@code stepBytes} per flag.
-   */
-  void experiment(
-      String kernel,
-      long in,
-      long out,
-      long count,
-      int elemBytes,
-      int root,
-      int blocks,
-      long stepBytes,
-      CUstream stream) {
-    boolean bulk = kernel.startsWith("ddp4j_bulk");
-    CUfunction f =
-        experiments.computeIfAbsent(
-            kernel,
-            k -> {
-              CUfunction g = Cu.function(module, k);
-              if (bulk) {
-                Cu.check(
-                    JCudaDriver.cuFuncSetAttribute(
-                        g,
-                        CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                        BULK_SHARED_BYTES),
-                    "cuFuncSetAttribute of the bulk kernel's shared memory");
-              }
-              return g;
-            });
-    long piece = scratch.layout().slotBytes() / elemBytes;
-    for (long done = 0; done < count; done += piece) {
-      long n = Math.min(piece, count - done);
-      long at = done * elemBytes;
-      launch(
-          f,
-          in + at,
-          out + at,
-          n,
-          0,
-          root,
-          blocks,
-          bulk ? BULK_SHARED_BYTES : 0,
-          stepBytes,
-          stream);
+      launch(broadcast, buffer + done, buffer + done, n, 0, root, n, stream);
     }
   }
 
@@ -191,6 +118,7 @@ final class CollectiveLauncher implements AutoCloseable {
     return (int) Math.max(1, Math.min(max, (pushBytes + perBlock - 1) / perBlock));
   }
 
+  /** One launch on as many pusher blocks as {@code pushBytes} per destination needs. */
   private void launch(
       CUfunction f,
       long in,
@@ -200,30 +128,7 @@ final class CollectiveLauncher implements AutoCloseable {
       int root,
       long pushBytes,
       CUstream stream) {
-    launch(
-        f,
-        in,
-        out,
-        count,
-        stride,
-        root,
-        blocksFor(pushBytes, maxBlocks),
-        0,
-        PlanChooser.STEP_BYTES,
-        stream);
-  }
-
-  private void launch(
-      CUfunction f,
-      long in,
-      long out,
-      long count,
-      long stride,
-      int root,
-      int blocks,
-      int sharedBytes,
-      long stepBytes,
-      CUstream stream) {
+    int blocks = blocksFor(pushBytes, maxBlocks);
     params.putLong(0, in);
     params.putLong(8, out);
     params.putLong(16, count);
@@ -231,7 +136,7 @@ final class CollectiveLauncher implements AutoCloseable {
     params.putLong(32, rank);
     params.putLong(40, size);
     params.putLong(48, scratch.layout().slotBytes());
-    params.putLong(56, stepBytes);
+    params.putLong(56, PlanChooser.STEP_BYTES);
     params.putLong(64, blocks);
     params.putLong(72, timeoutNs);
     params.putLong(80, stride);
@@ -240,7 +145,7 @@ final class CollectiveLauncher implements AutoCloseable {
       params.putLong(96 + 8 * r, scratch.base(r));
     }
     int rc =
-        directLaunch && sharedBytes == 0
+        directLaunch
             ? DirectLaunch.launch(
                 DirectLaunch.handle(f),
                 2 * blocks,
@@ -248,17 +153,7 @@ final class CollectiveLauncher implements AutoCloseable {
                 Cu.handle(stream),
                 paramArrayAddress)
             : JCudaDriver.cuLaunchKernel(
-                f,
-                2 * blocks,
-                1,
-                1,
-                AllReduceKernels.THREADS,
-                1,
-                1,
-                sharedBytes,
-                stream,
-                kernelParams,
-                null);
+                f, 2 * blocks, 1, 1, AllReduceKernels.THREADS, 1, 1, 0, stream, kernelParams, null);
     if (rc != 0) {
       Cu.check(rc, "cuLaunchKernel of a " + count + "-element collective on " + blocks + " blocks");
     }

@@ -85,7 +85,7 @@ public final class Cu {
 
   /**
    * Loads the fat binary on the classpath at {@code resource} into {@code module} in the current
-   * context.
+   * context; a GPU that the binary holds no code for fails here, naming its compute capability.
    */
   static void loadModule(jcuda.driver.CUmodule module, String resource) {
     byte[] image;
@@ -98,6 +98,7 @@ public final class Cu {
     } catch (java.io.IOException e) {
       throw new IllegalStateException("cannot read " + resource, e);
     }
+    FatBinaryArchitectures.requireRunsOnCurrentGpu(image);
     check(
         jcuda.driver.JCudaDriver.cuModuleLoadData(module, image),
         "cuModuleLoadData of " + resource);

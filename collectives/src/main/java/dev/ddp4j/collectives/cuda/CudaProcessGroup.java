@@ -361,11 +361,6 @@ public final class CudaProcessGroup implements ProcessGroup {
     return b.toString();
   }
 
-  /** reduceScatter / allGather / broadcast launcher, for BulkPushExperiment; null on one rank. */
-  CollectiveLauncher collectives() {
-    return collectives;
-  }
-
   /** The CUDA device ordinal this rank runs on. */
   public int deviceIndex() {
     return deviceIndex;

@@ -2,8 +2,8 @@ package dev.ddp4j.runtime.cuda;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ddp4j.collectives.cuda.FatBinaryArchitectures;
 import dev.ddp4j.testing.KernelBinaries;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 class SyntheticKernelBinaryTest {
@@ -14,8 +14,15 @@ class SyntheticKernelBinaryTest {
         "src/main/cuda/ddp4j_synthetic.cu",
         SyntheticModel.RESOURCE,
         "/dev/ddp4j/runtime/cuda/ddp4j_synthetic.sha256");
-    String text =
-        new String(KernelBinaries.resource(SyntheticModel.RESOURCE), StandardCharsets.ISO_8859_1);
+    String text = KernelBinaries.text(SyntheticModel.RESOURCE);
     assertThat(text).contains("ddp4j_backward_spin").contains("ddp4j_sgd");
+  }
+
+  @Test
+  void shouldHoldMachineCodeFromVoltaToHopperAndPtxForNewerGpus() throws Exception {
+    FatBinaryArchitectures archs =
+        FatBinaryArchitectures.parse(KernelBinaries.resource(SyntheticModel.RESOURCE));
+    assertThat(archs.machineCode()).containsExactly(70, 75, 80, 86, 89, 90);
+    assertThat(archs.ptx()).containsExactly(90);
   }
 }

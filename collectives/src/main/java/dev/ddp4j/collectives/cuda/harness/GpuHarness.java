@@ -108,17 +108,6 @@ public final class GpuHarness {
         System.out.printf(
             "# rank %d: %d cases, %d failed; extra device memory %d MiB%n",
             w.rank(), c.cases(), c.failed(), pg.extraDeviceMemoryBytes() >> 20);
-      } else if (mode.equals("bulk")) {
-        failures =
-            dev.ddp4j.collectives.cuda.BulkPushExperiment.run(
-                pg,
-                System.out,
-                option(
-                        args,
-                        "--variants",
-                        "current,bulk:64:524288,bulk:64:131072,bcast:64,bcast:128")
-                    .split(","),
-                Long.parseLong(option(args, "--max-bytes", Long.toString(1L << 30))));
       } else if (mode.equals("movement")) {
         new MovementBench(pg, System.out)
             .run(
