@@ -8,7 +8,9 @@
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-/tmp/ddp4j-plan}; mkdir -p "$out"
-java="$here/bundle/jre/bin/java"; cp="$here/bundle/launcher.jar:$here/bundle/lib/*"
+# JAVA, NEW_CP and OLD_CP override the bundle's runtime and the two builds' class paths.
+java=${JAVA:-$here/bundle/jre/bin/java}; cp=${NEW_CP:-$here/bundle/launcher.jar:$here/bundle/lib/*}
+oldcp=${OLD_CP:-$here/bundle-old/ddp4j-old.jar:$cp}
 topo="$here/collectives/src/test/resources/topology"
 export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mpslog DDP4J_CUDA_SHARE_GPUS=1 DDP4J_TIMEOUT_SECONDS=60
 mkdir -p /tmp/mps /tmp/mpslog && nvidia-cuda-mps-control -d
@@ -26,7 +28,7 @@ for step in ${STEPS:-check tests}; do
   case $step in
     check)
       check shared-2 2
-      DDP4J_TOPO_FILE=$topo/h200-2gpu-nv18.txt check h200-2 2 --quick
+      [ -n "${WITH_H200_FIXTURE:-}" ] && DDP4J_TOPO_FILE=$topo/h200-2gpu-nv18.txt check h200-2 2 --quick
       DDP4J_TOPO_FILE=$topo/a100-4gpu-nvlink-pairs.txt check a100-4 4 --quick
       DDP4J_P2P_DISABLE_PAIRS=0-1,2-3 check shared-4-no01-23 4 --quick
       DDP4J_TOPO_FILE=$topo/dgx-h100-8gpu-nvswitch.txt check dgx-h100-8 8 --quick
@@ -42,7 +44,7 @@ for step in ${STEPS:-check tests}; do
       # 2 ranks with DDP4J_P2P_DISABLE=1: this build's ring through host memory against OLD's host-staged path.
       for round in 1 2; do
         for build in new old; do
-          c=$cp; [ $build = old ] && c="$here/bundle-old/ddp4j-old.jar:$cp"
+          c=$cp; [ $build = old ] && c=$oldcp
           DDP4J_P2P_DISABLE=1 timeout 200 "$java" -cp "$c" dev.ddp4j.collectives.cuda.harness.GpuHarness bench --nproc 2 \
             --variants auto --max-bytes 268435456 > "$out/hostbench-$build-$round.log" 2>&1
           summary+=("hostbench $build round $round rc=$?")
@@ -54,7 +56,7 @@ for step in ${STEPS:-check tests}; do
     bench)
       for round in 1 2; do
         for build in new old; do
-          c=$cp; [ $build = old ] && c="$here/bundle-old/ddp4j-old.jar:$cp"
+          c=$cp; [ $build = old ] && c=$oldcp
           timeout 200 "$java" -cp "$c" dev.ddp4j.collectives.cuda.harness.GpuHarness bench --nproc 2 --variants auto \
             --max-bytes 268435456 > "$out/bench-$build-$round.log" 2>&1
           summary+=("bench $build round $round rc=$?")
