@@ -32,6 +32,8 @@ import java.util.Map;
  *     reads peers' buffers through its mappings instead of the plan's algorithm, the same on every
  *     rank; 0 when unset: then {@link #sharedMinBytes(int)} gives the default for the group's size;
  *     {@code off} ({@link #CMA_OFF}) for never
+ * @param linkAuth the job secret ({@code DDP4J_STORE_SECRET}, or the file {@code
+ *     DDP4J_STORE_SECRET_FILE} names) as the data sockets between hosts prove it
  */
 public record TransportConfig(
     boolean shmDisabled,
@@ -46,7 +48,8 @@ public record TransportConfig(
     long cmaMinBytes,
     long cmaMaxBytes,
     boolean cmaRequested,
-    long sharedMinBytes) {
+    long sharedMinBytes,
+    LinkAuth linkAuth) {
 
   public static final int DEFAULT_SLOT_BYTES = 64 * 1024;
   public static final int DEFAULT_SLOTS = 8;
@@ -125,7 +128,8 @@ public record TransportConfig(
         cmaMinBytes,
         cmaMaxBytes,
         cmaRequested,
-        sharedMinBytes);
+        sharedMinBytes,
+        LinkAuth.fromSecret(dev.ddp4j.collectives.store.StoreSecret.fromEnvironment(env)));
   }
 
   /**
