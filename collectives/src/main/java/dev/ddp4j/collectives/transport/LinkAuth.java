@@ -46,18 +46,18 @@ public final class LinkAuth {
   }
 
   /** What the receiving rank (which accepted the connection) proves. */
-  byte[] receiverProof(byte[] receiverNonce, byte[] senderNonce, int from, int to) {
-    return mac(jobKey, "link-receiver", receiverNonce, senderNonce, from, to);
+  byte[] receiverProof(byte[] receiverNonce, byte[] senderNonce, int from, int to, boolean sealed) {
+    return mac(jobKey, "link-receiver", receiverNonce, senderNonce, from, to, sealed);
   }
 
   /** What the sending rank (which dialed) proves. */
-  byte[] senderProof(byte[] receiverNonce, byte[] senderNonce, int from, int to) {
-    return mac(jobKey, "link-sender", receiverNonce, senderNonce, from, to);
+  byte[] senderProof(byte[] receiverNonce, byte[] senderNonce, int from, int to, boolean sealed) {
+    return mac(jobKey, "link-sender", receiverNonce, senderNonce, from, to, sealed);
   }
 
   /** The key that seals the frames of this one connection. */
   FrameMac frameMac(byte[] receiverNonce, byte[] senderNonce, int from, int to) {
-    return new FrameMac(mac(jobKey, "link-frames", receiverNonce, senderNonce, from, to));
+    return new FrameMac(mac(jobKey, "link-frames", receiverNonce, senderNonce, from, to, true));
   }
 
   static boolean matches(byte[] expected, byte[] received) {
@@ -74,13 +74,20 @@ public final class LinkAuth {
     }
   }
 
+  /** {@code sealed} is in every proof, so that no one in the middle can turn sealing off. */
   private static byte[] mac(
-      byte[] key, String label, byte[] receiverNonce, byte[] senderNonce, int from, int to) {
+      byte[] key,
+      String label,
+      byte[] receiverNonce,
+      byte[] senderNonce,
+      int from,
+      int to,
+      boolean sealed) {
     Mac mac = hmac(key);
     mac.update(label.getBytes(StandardCharsets.US_ASCII));
     mac.update(receiverNonce);
     mac.update(senderNonce);
-    mac.update(ByteBuffer.allocate(8).putInt(from).putInt(to).array());
+    mac.update(ByteBuffer.allocate(9).putInt(from).putInt(to).put((byte) (sealed ? 1 : 0)).array());
     return mac.doFinal();
   }
 

@@ -58,15 +58,23 @@ final class SocketLinks implements AutoCloseable {
   private final AtomicLongArray lastHeardNs; // [peer]: nanoTime of its last frame, 0 before hello
   private final long livenessNs;
   private final LinkAuth auth;
+  private final boolean sealFrames; // DDP4J_SOCKET_INTEGRITY: frames after the handshake tagged
   private final boolean[] remote; // [peer]: on another node, so it may dial this rank
   private final boolean[] helloFrom; // [peer]: an authenticated connection from it exists
   private volatile ScheduledFuture<?> heartbeats;
   volatile Thread progressThread;
 
   private SocketLinks(
-      int rank, int size, int channels, int[] nodeRanks, long livenessMs, LinkAuth auth) {
+      int rank,
+      int size,
+      int channels,
+      int[] nodeRanks,
+      long livenessMs,
+      LinkAuth auth,
+      boolean sealFrames) {
     this.rank = rank;
     this.auth = auth;
+    this.sealFrames = sealFrames;
     this.remote = new boolean[size];
     this.helloFrom = new boolean[size];
     for (int p = 0; p < size; p++) {
@@ -104,6 +112,7 @@ final class SocketLinks implements AutoCloseable {
     this.lastHeardNs = base.lastHeardNs;
     this.livenessNs = base.livenessNs;
     this.auth = base.auth;
+    this.sealFrames = base.sealFrames;
     this.remote = base.remote;
     this.helloFrom = base.helloFrom;
     this.server = server;
@@ -119,7 +128,13 @@ final class SocketLinks implements AutoCloseable {
       Duration timeout) {
     SocketLinks base =
         new SocketLinks(
-            rank, size, config.channels(), nodeRanks, config.socketLivenessMs(), config.linkAuth());
+            rank,
+            size,
+            config.channels(),
+            nodeRanks,
+            config.socketLivenessMs(),
+            config.linkAuth(),
+            config.socketIntegrity());
     String host = SocketAddresses.advertised(config.socketInterface());
     Channel server;
     try {
@@ -255,7 +270,7 @@ final class SocketLinks implements AutoCloseable {
     Channel ch = future.channel();
     byte[] myNonce = LinkAuth.nonce();
     ByteBuf open = ch.alloc().buffer(4 + HEADER_BYTES + LinkAuth.NONCE_BYTES);
-    open.writeInt(HEADER_BYTES + LinkAuth.NONCE_BYTES).writeInt(OPEN).writeInt(0);
+    open.writeInt(HEADER_BYTES + LinkAuth.NONCE_BYTES).writeInt(OPEN).writeInt(sealFrames ? 1 : 0);
     open.writeLong(rank).writeLong(peer).writeBytes(myNonce);
     ch.writeAndFlush(open);
     ByteBuf c;
@@ -285,7 +300,8 @@ final class SocketLinks implements AutoCloseable {
         c.getBytes(c.readerIndex() + HEADER_BYTES + LinkAuth.NONCE_BYTES, peerProof);
       }
       if (!wellFormed
-          || !LinkAuth.matches(auth.receiverProof(peerNonce, myNonce, rank, peer), peerProof)) {
+          || !LinkAuth.matches(
+              auth.receiverProof(peerNonce, myNonce, rank, peer, sealFrames), peerProof)) {
         ch.close();
         throw new DdpException(
             "rank "
@@ -300,13 +316,15 @@ final class SocketLinks implements AutoCloseable {
     } finally {
       c.release();
     }
-    byte[] proof = auth.senderProof(peerNonce, myNonce, rank, peer);
+    byte[] proof = auth.senderProof(peerNonce, myNonce, rank, peer, sealFrames);
     ByteBuf hello = ch.alloc().buffer(4 + HEADER_BYTES + proof.length);
     hello.writeInt(HEADER_BYTES + proof.length).writeInt(HELLO).writeInt(0);
     hello.writeLong(rank).writeLong(peer).writeBytes(proof);
     ch.write(hello);
     // Armed on the event loop right after HELLO is written: that and nothing before goes bare.
-    ch.eventLoop().execute(() -> sealer.arm(auth.frameMac(peerNonce, myNonce, rank, peer)));
+    if (sealFrames) {
+      ch.eventLoop().execute(() -> sealer.arm(auth.frameMac(peerNonce, myNonce, rank, peer)));
+    }
     ch.flush();
     return ch;
   }
@@ -371,20 +389,23 @@ final class SocketLinks implements AutoCloseable {
         }
         return;
       }
-      int start = frame.readerIndex();
-      int sealed = frame.readableBytes() - FrameMac.TAG_BYTES;
-      if (sealed < 4 + HEADER_BYTES) {
-        frame.release();
-        tampered(ctx, "a frame of " + frame.readableBytes() + " bytes, too short to be sealed");
-        return;
+      if (mac != null) {
+        int start = frame.readerIndex();
+        int sealed = frame.readableBytes() - FrameMac.TAG_BYTES;
+        if (sealed < 4 + HEADER_BYTES) {
+          frame.release();
+          tampered(ctx, "a frame of " + frame.readableBytes() + " bytes, too short to be sealed");
+          return;
+        }
+        mac.tag(frame, start, sealed, tag);
+        if (!FrameMac.same(tag, frame, start + sealed)) {
+          frame.release();
+          tampered(ctx, "a frame whose integrity tag does not match");
+          return;
+        }
+        frame.writerIndex(start + sealed);
       }
-      mac.tag(frame, start, sealed, tag);
-      if (!FrameMac.same(tag, frame, start + sealed)) {
-        frame.release();
-        tampered(ctx, "a frame whose integrity tag does not match");
-        return;
-      }
-      frame.writerIndex(start + sealed).skipBytes(4);
+      frame.skipBytes(4);
       int channel = frame.getInt(frame.readerIndex());
       lastHeardNs.set(peer, System.nanoTime());
       if (channel >= 0 && channel < channels) {
@@ -423,11 +444,21 @@ final class SocketLinks implements AutoCloseable {
           refuse(ctx.channel(), "it asked for rank " + to + " as rank " + from);
           return;
         }
+        if ((frame.getInt(r + 4) == 1) != sealFrames) {
+          refuse(
+              ctx.channel(),
+              "it runs with DDP4J_SOCKET_INTEGRITY="
+                  + (sealFrames ? 0 : 1)
+                  + ", this rank with "
+                  + (sealFrames ? 1 : 0)
+                  + " (set the same on every rank)");
+          return;
+        }
         claimed = (int) from;
         peerNonce = new byte[LinkAuth.NONCE_BYTES];
         frame.getBytes(r + HEADER_BYTES, peerNonce);
         myNonce = LinkAuth.nonce();
-        byte[] proof = auth.receiverProof(myNonce, peerNonce, claimed, rank);
+        byte[] proof = auth.receiverProof(myNonce, peerNonce, claimed, rank, sealFrames);
         ByteBuf c = ctx.alloc().buffer(4 + HEADER_BYTES + myNonce.length + proof.length);
         c.writeInt(HEADER_BYTES + myNonce.length + proof.length).writeInt(CHALLENGE).writeInt(0);
         c.writeLong(0).writeLong(0).writeBytes(myNonce).writeBytes(proof);
@@ -441,17 +472,21 @@ final class SocketLinks implements AutoCloseable {
         synchronized (helloFrom) {
           first = !helloFrom[claimed];
           if (first
-              && LinkAuth.matches(auth.senderProof(myNonce, peerNonce, claimed, rank), proof)) {
+              && LinkAuth.matches(
+                  auth.senderProof(myNonce, peerNonce, claimed, rank, sealFrames), proof)) {
             helloFrom[claimed] = true;
           } else {
             first = false;
           }
         }
         if (!first) {
-          refuse(ctx.channel(), "it could not prove the job secret");
+          refuse(
+              ctx.channel(),
+              "it could not prove the job secret (every rank must run with the job's"
+                  + " DDP4J_STORE_SECRET)");
           return;
         }
-        mac = auth.frameMac(myNonce, peerNonce, claimed, rank);
+        mac = sealFrames ? auth.frameMac(myNonce, peerNonce, claimed, rank) : null;
         peer = claimed;
         lastHeardNs.set(peer, System.nanoTime());
         hellos.countDown();
@@ -461,7 +496,7 @@ final class SocketLinks implements AutoCloseable {
           ctx.channel(),
           "it sent "
               + (kind == HELLO ? "a HELLO without the handshake's proof" : "frame kind " + kind)
-              + " instead of the handshake");
+              + " instead of the handshake (is it a ddp4j rank of this job and version?)");
     }
 
     /** Drops an unauthenticated connection and says why, naming who it claimed to be. */
@@ -476,8 +511,7 @@ final class SocketLinks implements AutoCloseable {
               + ch.remoteAddress()
               + (claimed >= 0 ? " claiming to be rank " + claimed : "")
               + ": "
-              + why
-              + " (every rank must run with the job's DDP4J_STORE_SECRET)");
+              + why);
       ch.close();
     }
 

@@ -80,7 +80,7 @@ class SocketLinksAuthTest {
       // The same with the handshake's OPEN first and a made-up proof.
       try (Socket guessed = dialRaw(addr)) {
         DataOutputStream out = new DataOutputStream(guessed.getOutputStream());
-        frame(out, SocketFrameDescriptor.OPEN, 1, 0, LinkAuth.nonce());
+        frame(out, SocketFrameDescriptor.OPEN, 1, 1, 0, LinkAuth.nonce()); // meta 1: sealed
         frame(out, SocketFrameDescriptor.HELLO, 1, 0, new byte[LinkAuth.PROOF_BYTES]);
         assertThat(closedByPeer(guessed)).isTrue();
       }
@@ -192,9 +192,15 @@ class SocketLinksAuthTest {
 
   private static void frame(DataOutputStream out, int channel, long seq, long count, byte[] payload)
       throws IOException {
+    frame(out, channel, 0, seq, count, payload);
+  }
+
+  private static void frame(
+      DataOutputStream out, int channel, int meta, long seq, long count, byte[] payload)
+      throws IOException {
     out.writeInt(SocketFrameDescriptor.HEADER_BYTES + payload.length);
     out.writeInt(channel);
-    out.writeInt(0);
+    out.writeInt(meta);
     out.writeLong(seq);
     out.writeLong(count);
     out.write(payload);
