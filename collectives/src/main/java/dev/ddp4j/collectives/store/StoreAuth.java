@@ -47,14 +47,26 @@ final class StoreAuth {
     return MessageDigest.isEqual(expected, received);
   }
 
+  /** The last secret's key: a server, or a JVM's clients, hash the same secret every time. */
+  private static volatile Object[] lastKey = {null, null};
+
+  private static byte[] key(String secret) throws GeneralSecurityException {
+    Object[] last = lastKey;
+    if (secret.equals(last[0])) {
+      return (byte[]) last[1];
+    }
+    byte[] key =
+        MessageDigest.getInstance("SHA-256")
+            .digest(("ddp4j-store-secret:" + secret).getBytes(StandardCharsets.UTF_8));
+    lastKey = new Object[] {secret, key};
+    return key;
+  }
+
   private static byte[] mac(
       String secret, byte[] role, byte[] serverNonce, byte[] clientNonce, long clientId) {
     try {
-      byte[] key =
-          MessageDigest.getInstance("SHA-256")
-              .digest(("ddp4j-store-secret:" + secret).getBytes(StandardCharsets.UTF_8));
       Mac mac = Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(key, "HmacSHA256"));
+      mac.init(new SecretKeySpec(key(secret), "HmacSHA256"));
       mac.update(role);
       mac.update(serverNonce);
       mac.update(clientNonce);
