@@ -47,6 +47,7 @@ final class NodeRendezvous implements AutoCloseable {
   private final Store store;
   private final int nodeRank;
   private final InitMethod workerStore;
+  private final String storeHost; // who hosts the store, for messages: "node 2", "this node, 0"
   private final long[] lastBeat;
   private final long[] lastBeatChangeNs;
   private final java.util.concurrent.ScheduledExecutorService heartbeat;
@@ -55,8 +56,14 @@ final class NodeRendezvous implements AutoCloseable {
   private boolean peerFailed;
 
   private NodeRendezvous(
-      LaunchConfig c, StoreServer server, Store store, int nodeRank, InitMethod workerStore) {
+      LaunchConfig c,
+      StoreServer server,
+      Store store,
+      int nodeRank,
+      InitMethod workerStore,
+      String storeHost) {
     this.c = c;
+    this.storeHost = storeHost;
     this.server = server;
     this.store = store;
     this.nodeRank = nodeRank;
@@ -85,7 +92,7 @@ final class NodeRendezvous implements AutoCloseable {
       if (a.isFile()) {
         rdzvStore = FileStore.open(a.file(), c.rendezvousTimeout());
       } else {
-        server = maybeHost(c, a);
+        server = maybeHost(c, a, log);
         try {
           rdzvStore = TcpStoreClient.connect(a.host(), a.port(), c.secret(), c.rendezvousTimeout());
         } catch (DdpTimeoutException e) {
@@ -100,6 +107,9 @@ final class NodeRendezvous implements AutoCloseable {
         }
       }
       int rank = takeRank(c, rdzvStore);
+      if (server != null) {
+        rdzvStore.set(P + "store-host", Integer.toString(rank).getBytes(StandardCharsets.US_ASCII));
+      }
       log.println(
           "[launcher] node "
               + rank
@@ -111,6 +121,15 @@ final class NodeRendezvous implements AutoCloseable {
               + c.rendezvousTimeout().toSeconds()
               + " s)");
       awaitNodes(c, rdzvStore);
+      String storeHost =
+          a.isFile()
+              ? "none: a file store"
+              : server != null
+                  ? "this node, " + rank
+                  : "node "
+                      + new String(
+                          rdzvStore.get(P + "store-host", c.rendezvousTimeout()),
+                          StandardCharsets.US_ASCII);
       Store monitor = rdzvStore;
       if (!a.isFile()) {
         // Watching peers must notice a lost store within seconds, not the rendezvous timeout.
@@ -125,7 +144,8 @@ final class NodeRendezvous implements AutoCloseable {
               + " joined the job at "
               + a
               + (server != null ? " (hosting the store)" : ""));
-      NodeRendezvous r = new NodeRendezvous(c, server, monitor, rank, a.toInitMethod(a.port()));
+      NodeRendezvous r =
+          new NodeRendezvous(c, server, monitor, rank, a.toInitMethod(a.port()), storeHost);
       r.beat();
       // Beats go on while the launcher stops workers or waits for the others, not only between
       // monitor ticks.
@@ -143,7 +163,7 @@ final class NodeRendezvous implements AutoCloseable {
     }
   }
 
-  private static StoreServer maybeHost(LaunchConfig c, StoreAddress a) {
+  private static StoreServer maybeHost(LaunchConfig c, StoreAddress a, PrintStream log) {
     String bind = c.storeBindAll() ? "0.0.0.0" : a.host();
     if (c.nodeRank() == 0) {
       return StoreServer.start(bind, a.port(), c.secret());
@@ -152,11 +172,30 @@ final class NodeRendezvous implements AutoCloseable {
       return null;
     }
     // Join order: whoever can bind the store address hosts it (its address is local there and the
-    // port still free); the others are clients.
+    // port still free); the others are clients. Whoever holds the port must then prove the job
+    // secret to them, so a stranger that took it first is refused, not trusted.
     try {
       return StoreServer.start(bind, a.port(), c.secret());
     } catch (StoreException e) {
+      if (isLocal(a.host())) {
+        log.println(
+            "[launcher] cannot host the store at "
+                + a
+                + " (the port is taken): joining the launcher that holds it, which must prove the"
+                + " job secret");
+      }
       return null;
+    }
+  }
+
+  private static boolean isLocal(String host) {
+    try {
+      InetAddress addr = InetAddress.getByName(host);
+      return addr.isLoopbackAddress()
+          || addr.isAnyLocalAddress()
+          || java.net.NetworkInterface.getByInetAddress(addr) != null;
+    } catch (java.io.IOException e) {
+      return false;
     }
   }
 
@@ -263,7 +302,9 @@ final class NodeRendezvous implements AutoCloseable {
               + c.store()
               + " ("
               + firstLine(e.getMessage())
-              + "); the launcher hosting it (node 0) died or its node failed");
+              + "); the launcher hosting it ("
+              + storeHost
+              + ") died or its node failed");
     }
   }
 

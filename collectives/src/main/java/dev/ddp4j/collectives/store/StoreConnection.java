@@ -106,20 +106,23 @@ final class StoreConnection {
     try {
       byte[] body = challenge.get(timeoutMs + 100, TimeUnit.MILLISECONDS);
       ByteBuf in = io.netty.buffer.Unpooled.wrappedBuffer(body);
-      int version = in.readInt();
-      if (version != VERSION) {
+      int version = body.length >= 4 ? in.readInt() : -1;
+      if (version != VERSION || in.readableBytes() != NONCE_BYTES) {
         ch.close();
         throw new AuthRefusedException(
             "the store at "
                 + where
-                + " speaks protocol version "
-                + version
-                + ", this client "
-                + VERSION
-                + " (run workers with the launcher's ddp4j version)");
+                + (version == VERSION || version < 0
+                    ? " sent a malformed handshake"
+                    : " speaks protocol version " + version + ", this client " + VERSION)
+                + " (run workers with the launcher's ddp4j version, and check that no other"
+                + " program listens on port "
+                + port
+                + ")");
       }
-      byte[] nonce = new byte[NONCE_BYTES];
-      in.readBytes(nonce);
+      byte[] serverNonce = new byte[NONCE_BYTES];
+      in.readBytes(serverNonce);
+      byte[] clientNonce = StoreAuth.nonce();
       StoreConnection c = new StoreConnection(ch, pending);
       Reply r =
           c.send(
@@ -127,13 +130,25 @@ final class StoreConnection {
                   0,
                   out -> {
                     out.writeLong(clientId);
-                    StoreCodec.writeBytes(out, StoreAuth.mac(secret, nonce, clientId));
+                    StoreCodec.writeBytes(out, clientNonce);
+                    StoreCodec.writeBytes(
+                        out, StoreAuth.clientProof(secret, serverNonce, clientNonce, clientId));
                   })
               .get(timeoutMs + 100, TimeUnit.MILLISECONDS);
       if (r.status() != STATUS_OK) {
         ch.close();
         throw new AuthRefusedException(
             "the store at " + where + " refused this client: " + errorText(r));
+      }
+      if (!serverProved(r, StoreAuth.serverProof(secret, serverNonce, clientNonce, clientId))) {
+        ch.close();
+        throw new AuthRefusedException(
+            "the store at "
+                + where
+                + " could not prove the job secret, so this client sent it nothing: a process"
+                + " that is not this job's store listens on port "
+                + port
+                + " (another job on the same --master-port? pick another, or stop that process)");
       }
       return c;
     } catch (TimeoutException e) {
@@ -150,6 +165,15 @@ final class StoreConnection {
       ch.close();
       Thread.currentThread().interrupt();
       throw new StoreException("interrupted while connecting to the store at " + where);
+    }
+  }
+
+  private static boolean serverProved(Reply ok, byte[] expected) {
+    try {
+      byte[] proof = StoreCodec.readBytes(io.netty.buffer.Unpooled.wrappedBuffer(ok.body()));
+      return StoreAuth.matches(expected, proof);
+    } catch (RuntimeException e) {
+      return false;
     }
   }
 

@@ -22,11 +22,13 @@ package dev.ddp4j.collectives.store;
  *           | n int32     | string | string | ... n strings
  *           +-------------+--------+--------+---
  *
- * Handshake (challenge-response; the secret never crosses the wire):
- *  server: STATUS_CHALLENGE id 0  [version int32][nonce 32 bytes]
- *  client: OP_AUTH          id 0  [client id long][HMAC-SHA256(key(secret), nonce || client id) bytes]
- *  server: STATUS_OK id 0, or STATUS_ERROR id 0 [message string] and closes the connection.
- *  Any other operation before a successful OP_AUTH is answered STATUS_ERROR and the connection closed.
+ * Handshake (mutual challenge-response, see StoreAuth; the secret never crosses the wire):
+ *  server: STATUS_CHALLENGE id 0  [version int32][Ns: 32 bytes]
+ *  client: OP_AUTH          id 0  [client id long][Nc bytes (32)][client proof bytes]
+ *  server: STATUS_OK        id 0  [server proof bytes], or STATUS_ERROR id 0 [message string] and
+ *          closes the connection. The client checks the server proof before any request.
+ *  Any other operation before a successful OP_AUTH is answered STATUS_ERROR and the connection
+ *  closed; so is a frame longer than 256 bytes before it, or no OP_AUTH within the deadline.
  *
  * Operations (request body -> OK reply body):
  *  OP_SET         key string, value bytes           -> (empty)
@@ -53,7 +55,7 @@ public final class StoreProtocolDescriptor {
 
   private StoreProtocolDescriptor() {}
 
-  public static final int VERSION = 1;
+  public static final int VERSION = 2;
   public static final int LENGTH_FIELD_BYTES = 4;
   public static final int HEADER_BYTES = 5;
   public static final int NONCE_BYTES = 32;

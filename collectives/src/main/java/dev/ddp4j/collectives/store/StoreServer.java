@@ -3,6 +3,8 @@ package dev.ddp4j.collectives.store;
 import dev.ddp4j.StoreException;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -12,7 +14,6 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
@@ -20,6 +21,8 @@ import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.ServerSocketChannel;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * The job's TCP key-value store server (PyTorch's TCPStore master), speaking {@link
@@ -39,17 +42,73 @@ public final class StoreServer implements AutoCloseable {
 
   private static final int BACKLOG = 4096;
 
+  /**
+   * What a server allows a connection that has not authenticated yet, and the frame limit after.
+   *
+   * @param handshakeTimeoutMs time from accept to a successful OP_AUTH, after which it is closed
+   * @param maxUnauthenticated connections allowed to wait for their handshake at once; past it the
+   *     oldest waiting one is closed
+   * @param maxFrameBytes largest frame accepted after authentication, header included
+   */
+  public record Limits(long handshakeTimeoutMs, int maxUnauthenticated, int maxFrameBytes) {
+
+    /** 10 s to authenticate, a quarter of the fd limit (at most 4096) waiting, 16 MiB frames. */
+    public static final Limits DEFAULT =
+        new Limits(
+            10_000,
+            HandshakeGuard.defaultMaxUnauthenticated(),
+            StoreProtocolDescriptor.DEFAULT_MAX_FRAME_BYTES);
+
+    public Limits {
+      if (handshakeTimeoutMs <= 0) {
+        throw new IllegalArgumentException(
+            "handshakeTimeoutMs : " + handshakeTimeoutMs + " (expected: > 0)");
+      }
+      if (maxUnauthenticated < 1) {
+        throw new IllegalArgumentException(
+            "maxUnauthenticated : " + maxUnauthenticated + " (expected: >= 1)");
+      }
+      if (maxFrameBytes < StoreFrameDecoder.HANDSHAKE_MAX_FRAME_BYTES) {
+        throw new IllegalArgumentException(
+            "maxFrameBytes : "
+                + maxFrameBytes
+                + " (expected: >= "
+                + StoreFrameDecoder.HANDSHAKE_MAX_FRAME_BYTES
+                + ")");
+      }
+    }
+
+    public Limits withHandshakeTimeoutMs(long ms) {
+      return new Limits(ms, maxUnauthenticated, maxFrameBytes);
+    }
+
+    public Limits withMaxUnauthenticated(int n) {
+      return new Limits(handshakeTimeoutMs, n, maxFrameBytes);
+    }
+
+    public Limits withMaxFrameBytes(int bytes) {
+      return new Limits(handshakeTimeoutMs, maxUnauthenticated, bytes);
+    }
+  }
+
   private final EventLoopGroup loops;
   private final Channel serverChannel;
   private final ChannelGroup clients;
   private final InetSocketAddress address;
+  private final HandshakeGuard guard;
+  private final AtomicBoolean closed = new AtomicBoolean();
 
   private StoreServer(
-      EventLoopGroup loops, Channel serverChannel, ChannelGroup clients, InetSocketAddress a) {
+      EventLoopGroup loops,
+      Channel serverChannel,
+      ChannelGroup clients,
+      InetSocketAddress a,
+      HandshakeGuard guard) {
     this.loops = loops;
     this.serverChannel = serverChannel;
     this.clients = clients;
     this.address = a;
+    this.guard = guard;
   }
 
   /**
@@ -61,7 +120,12 @@ public final class StoreServer implements AutoCloseable {
    * @throws StoreException naming the address when it cannot bind
    */
   public static StoreServer start(String host, int port, String secret, int maxFrameBytes) {
-    return start(host, port, null, secret, maxFrameBytes);
+    return start(host, port, null, secret, Limits.DEFAULT.withMaxFrameBytes(maxFrameBytes));
+  }
+
+  /** {@link #start(String, int, String)} with other {@link Limits}. */
+  public static StoreServer start(String host, int port, String secret, Limits limits) {
+    return start(host, port, null, secret, limits);
   }
 
   /**
@@ -110,7 +174,7 @@ public final class StoreServer implements AutoCloseable {
     /** Starts serving on the reserved port; connections already waiting are then accepted. */
     public StoreServer serve(String secret) {
       served = true;
-      return start(host, port, channel, secret, StoreProtocolDescriptor.DEFAULT_MAX_FRAME_BYTES);
+      return start(host, port, channel, secret, Limits.DEFAULT);
     }
 
     /** Frees the port unless {@link #serve} took it over. */
@@ -139,12 +203,11 @@ public final class StoreServer implements AutoCloseable {
   }
 
   private static StoreServer start(
-      String host, int port, ServerSocketChannel bound, String secret, int maxFrameBytes) {
-    if (maxFrameBytes < 64) {
-      throw new IllegalArgumentException("maxFrameBytes : " + maxFrameBytes + " (expected: >= 64)");
-    }
+      String host, int port, ServerSocketChannel bound, String secret, Limits limits) {
     StoreState state = new StoreState();
     ReplyCache cache = new ReplyCache();
+    HandshakeGuard guard =
+        new HandshakeGuard(limits.handshakeTimeoutMs(), limits.maxUnauthenticated(), WARN);
     int threads = Math.max(2, Math.min(4, Runtime.getRuntime().availableProcessors()));
     EventLoopGroup loops =
         new MultiThreadIoEventLoopGroup(
@@ -163,21 +226,18 @@ public final class StoreServer implements AutoCloseable {
                         : new NioServerSocketChannel(bound))
             .option(ChannelOption.SO_BACKLOG, BACKLOG)
             .option(ChannelOption.SO_REUSEADDR, true)
+            .handler(new AcceptGuard())
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childHandler(
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
                     clients.add(ch);
+                    guard.admit(ch);
+                    StoreFrameDecoder frames = new StoreFrameDecoder(limits.maxFrameBytes());
                     ch.pipeline()
-                        .addLast(
-                            new LengthFieldBasedFrameDecoder(
-                                maxFrameBytes,
-                                0,
-                                StoreProtocolDescriptor.LENGTH_FIELD_BYTES,
-                                0,
-                                StoreProtocolDescriptor.LENGTH_FIELD_BYTES))
-                        .addLast(new StoreServerHandler(state, secret, cache));
+                        .addLast(frames)
+                        .addLast(new StoreServerHandler(state, secret, cache, guard, frames));
                   }
                 });
     try {
@@ -192,10 +252,59 @@ public final class StoreServer implements AutoCloseable {
         ch = b.register().syncUninterruptibly().channel();
         ch.config().setAutoRead(true);
       }
-      return new StoreServer(loops, ch, clients, (InetSocketAddress) ch.localAddress());
+      // Re-arms accepting that AcceptGuard paused; scheduled now so that nothing it needs has to
+      // be loaded (from a jar, through a file descriptor) when descriptors have run out.
+      Channel server = ch;
+      ch.eventLoop()
+          .scheduleWithFixedDelay(
+              () -> {
+                if (server.isOpen() && !server.config().isAutoRead()) {
+                  server.config().setAutoRead(true);
+                }
+              },
+              ACCEPT_RETRY_MS,
+              ACCEPT_RETRY_MS,
+              TimeUnit.MILLISECONDS);
+      return new StoreServer(loops, ch, clients, (InetSocketAddress) ch.localAddress(), guard);
     } catch (Exception e) { // Netty rethrows the checked BindException undeclared
       loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
       throw bindFailed(host, port, e);
+    }
+  }
+
+  private static final long ACCEPT_RETRY_MS = 200;
+
+  /** Where the server's own warnings go: stderr, which needs no class or file to be loaded. */
+  private static final Consumer<String> WARN =
+      m -> System.err.println(m); // NOPMD: System.err read per call, so tests can capture it
+
+  /**
+   * First on the listening channel: an accept that fails (out of file descriptors, out of memory)
+   * pauses accepting until the re-arm task runs, rather than reaching Netty's default handling,
+   * which logs (loading classes and files, which fails in just that state, with an Error that kills
+   * the event loop). Says so once per run of failures.
+   */
+  private static final class AcceptGuard extends ChannelInboundHandlerAdapter {
+    private boolean reported;
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      reported = false;
+      ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      try {
+        ctx.channel().config().setAutoRead(false);
+        if (!reported) {
+          reported = true;
+          System.err.print("store: cannot accept connections for now, retrying: ");
+          System.err.println(cause);
+        }
+      } catch (Throwable ignored) { // NOPMD: nothing here may take the accept loop down
+        // accepting resumes with the re-arm task
+      }
     }
   }
 
@@ -220,7 +329,9 @@ public final class StoreServer implements AutoCloseable {
           "io.netty.channel.socket.nio.NioSocketChannel",
           "io.netty.channel.DefaultChannelPipeline",
           "io.netty.buffer.ByteBufAllocator",
-          "io.netty.handler.codec.LengthFieldBasedFrameDecoder",
+          "io.netty.handler.codec.ByteToMessageDecoder",
+          "dev.ddp4j.collectives.store.StoreFrameDecoder",
+          "dev.ddp4j.collectives.store.HandshakeGuard",
           "dev.ddp4j.collectives.store.StoreServerHandler",
           "dev.ddp4j.collectives.store.StoreCodec",
           "dev.ddp4j.collectives.store.StoreAuth",
@@ -260,12 +371,23 @@ public final class StoreServer implements AutoCloseable {
     clients.close().syncUninterruptibly();
   }
 
-  /** Stops listening, closes every connection and releases the server's threads. */
+  /** Connections open now that have not authenticated yet. */
+  int unauthenticatedCount() {
+    return guard.waitingCount();
+  }
+
+  /**
+   * Stops listening, closes every connection and releases the server's threads. A second call (a
+   * signal handler racing with the normal shutdown) does nothing.
+   */
   @Override
   public void close() {
-    serverChannel.close().syncUninterruptibly();
-    clients.close().syncUninterruptibly();
-    loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    serverChannel.close().awaitUninterruptibly();
+    clients.close().awaitUninterruptibly();
+    loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
   }
 
   @Override

@@ -25,15 +25,24 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
   private final StoreState state;
   private final String secret;
   private final ReplyCache replyCache;
+  private final HandshakeGuard guard;
+  private final StoreFrameDecoder frames;
   private final byte[] nonce = StoreAuth.nonce();
   private final List<StoreState.Waiter> waiters = new ArrayList<>();
   private long clientId;
   private boolean authenticated;
 
-  StoreServerHandler(StoreState state, String secret, ReplyCache replyCache) {
+  StoreServerHandler(
+      StoreState state,
+      String secret,
+      ReplyCache replyCache,
+      HandshakeGuard guard,
+      StoreFrameDecoder frames) {
     this.state = state;
     this.secret = secret;
     this.replyCache = replyCache;
+    this.guard = guard;
+    this.frames = frames;
   }
 
   @Override
@@ -47,6 +56,7 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
+    guard.closed(ctx.channel());
     List<StoreState.Waiter> pending;
     synchronized (waiters) {
       pending = new ArrayList<>(waiters);
@@ -79,6 +89,8 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
       }
     } catch (MalformedFrameException | IllegalArgumentException e) {
       failAndClose(ctx, id, "malformed request: " + e.getMessage());
+    } catch (Throwable e) { // NOPMD: an Error here must cost this connection, not the event loop
+      ctx.close();
     } finally {
       frame.release();
     }
@@ -86,13 +98,18 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    String why =
-        cause instanceof TooLongFrameException || cause.getCause() instanceof TooLongFrameException
-            ? "frame too long: " + cause.getMessage()
-            : cause instanceof DecoderException
-                ? "bad frame: " + cause.getMessage()
-                : cause.toString();
-    failAndClose(ctx, 0, why);
+    try {
+      String why =
+          cause instanceof TooLongFrameException
+                  || cause.getCause() instanceof TooLongFrameException
+              ? "frame too long: " + cause.getMessage()
+              : cause instanceof DecoderException
+                  ? "bad frame: " + cause.getMessage()
+                  : cause.toString();
+      failAndClose(ctx, 0, why);
+    } catch (Throwable e) { // NOPMD: nothing may escape to the event loop
+      ctx.close();
+    }
   }
 
   private void failAndClose(ChannelHandlerContext ctx, int id, String message) {
@@ -112,9 +129,14 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     long cid = StoreCodec.readLong(in);
+    byte[] clientNonce = StoreCodec.readBytes(in);
     byte[] answer = StoreCodec.readBytes(in);
     StoreCodec.expectEnd(in);
-    if (!StoreAuth.verify(secret, nonce, cid, answer)) {
+    if (clientNonce.length != NONCE_BYTES) {
+      throw new MalformedFrameException(
+          "client nonce of " + clientNonce.length + " bytes (expected: " + NONCE_BYTES + ")");
+    }
+    if (!StoreAuth.matches(StoreAuth.clientProof(secret, nonce, clientNonce, cid), answer)) {
       failAndClose(
           ctx,
           id,
@@ -124,7 +146,11 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
     }
     clientId = cid;
     authenticated = true;
-    ReplyWriter.send(ctx, ReplyWriter.begin(ctx, STATUS_OK, id));
+    frames.authenticated();
+    guard.authenticated(ctx.channel());
+    ByteBuf out = ReplyWriter.begin(ctx, STATUS_OK, id);
+    StoreCodec.writeBytes(out, StoreAuth.serverProof(secret, nonce, clientNonce, cid));
+    ReplyWriter.send(ctx, out);
   }
 
   private void dispatch(ChannelHandlerContext ctx, byte op, int id, ByteBuf in) {

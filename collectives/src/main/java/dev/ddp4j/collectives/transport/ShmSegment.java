@@ -9,7 +9,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.EnumSet;
 import java.util.logging.Logger;
 
 /**
@@ -53,61 +52,93 @@ public final class ShmSegment implements AutoCloseable {
     return create(preferred, fallback, name, bytes, "this rank's rings");
   }
 
-  /** {@link #create(Path, Path, String, long)}, naming {@code what} needs the bytes in messages. */
+  /**
+   * {@link #create(Path, Path, String, long)}, naming {@code what} needs the bytes in messages. The
+   * bytes are reserved before mapping ({@link ShmFiles}), in {@code preferred} if they fit there,
+   * else in {@code fallback}; neither: a one-line error naming both and the sizes.
+   */
   static ShmSegment create(Path preferred, Path fallback, String name, long bytes, String what) {
-    Path dir = preferred;
     long free = usableBytes(preferred);
+    String whyNotPreferred;
     if (free < bytes) {
-      LOG.warning(
-          () ->
-              "ddp4j shared memory: "
-                  + preferred
-                  + " has "
-                  + (free < 0 ? "no such folder" : (free >> 20) + " MiB free")
-                  + " but "
-                  + what
-                  + " need "
-                  + (bytes >> 20)
-                  + " MiB; using "
-                  + fallback
-                  + " instead, which may be slower (fix: docker run --shm-size=1g, or set"
-                  + " DDP4J_SHM_DIR, or lower DDP4J_SHM_SLOT_BYTES / DDP4J_SHM_SLOTS)");
-      long fallbackFree = usableBytes(fallback);
-      if (fallbackFree < bytes) {
-        throw new DdpException(
-            "no room for shared memory: "
+      whyNotPreferred = free < 0 ? "no such folder" : "has " + size(free) + " free";
+    } else {
+      Path path = preferred.resolve(name);
+      try {
+        return createReserved(preferred, path, bytes);
+      } catch (ShmFiles.NoRoomException e) {
+        // Others on this node took the space since it was checked: try the fallback.
+        whyNotPreferred =
+            "had " + size(free) + " free but could not reserve " + size(bytes) + " (" + e + ")";
+      }
+    }
+    String why = whyNotPreferred;
+    LOG.warning(
+        () ->
+            "ddp4j shared memory: "
+                + preferred
+                + " "
+                + why
+                + " and "
                 + what
                 + " need "
-                + bytes
-                + " bytes, "
-                + preferred
-                + " has "
-                + Math.max(0, free)
-                + " and "
+                + size(bytes)
+                + "; using "
                 + fallback
-                + " has "
-                + Math.max(0, fallbackFree)
-                + " (fix: give /dev/shm more space, e.g. docker run --shm-size=1g, set DDP4J_SHM_DIR to a"
-                + " larger tmpfs, lower"
-                + " DDP4J_SHM_SLOT_BYTES, or set DDP4J_SHM_DISABLE=1 to use sockets)");
+                + " instead, which may be slower (fix: docker run --shm-size=1g, or set"
+                + " DDP4J_SHM_DIR, or lower DDP4J_SHM_SLOT_BYTES / DDP4J_SHM_SLOTS)");
+    long fallbackFree = usableBytes(fallback);
+    if (fallbackFree >= bytes) {
+      try {
+        return createReserved(fallback, fallback.resolve(name), bytes);
+      } catch (ShmFiles.NoRoomException e) {
+        fallbackFree = Math.min(fallbackFree, Math.max(0, usableBytes(fallback)));
       }
-      dir = fallback;
     }
+    throw new DdpException(
+        "no room for shared memory: "
+            + what
+            + " need "
+            + size(bytes)
+            + ", but "
+            + preferred
+            + " "
+            + why
+            + " and "
+            + fallback
+            + " has "
+            + size(Math.max(0, fallbackFree))
+            + " free (fix: give /dev/shm more space, e.g. docker run --shm-size=1g, set"
+            + " DDP4J_SHM_DIR to a larger tmpfs, lower DDP4J_SHM_SLOT_BYTES, or set"
+            + " DDP4J_SHM_DISABLE=1 to use sockets)");
+  }
+
+  private static ShmSegment createReserved(Path dir, Path path, long bytes)
+      throws ShmFiles.NoRoomException {
     removeOrphans(dir);
-    Path path = dir.resolve(name);
+    try {
+      ShmFiles.createReserved(path, bytes);
+    } catch (ShmFiles.NoRoomException e) {
+      throw e;
+    } catch (IOException | RuntimeException e) {
+      throw new DdpException("cannot create shared memory file " + path + ": " + e, e);
+    }
     try (FileChannel ch =
-        FileChannel.open(
-            path,
-            EnumSet.of(
-                StandardOpenOption.CREATE_NEW,
-                StandardOpenOption.READ,
-                StandardOpenOption.WRITE))) {
+        FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes);
       return new ShmSegment(path, map, true);
     } catch (IOException | RuntimeException e) {
       deleteQuietly(path);
-      throw new DdpException("cannot create shared memory file " + path + ": " + e, e);
+      throw new DdpException("cannot map shared memory file " + path + ": " + e, e);
     }
+  }
+
+  /** Bytes exactly, with MiB for reading: "2097152 bytes (2.0 MiB)". */
+  static String size(long bytes) {
+    return bytes
+        + " bytes ("
+        + String.format(java.util.Locale.ROOT, "%.1f", bytes / 1048576.0)
+        + " MiB)";
   }
 
   /** Maps a peer's file of {@code bytes} at {@code path}. */

@@ -12,10 +12,20 @@ package dev.ddp4j.collectives.transport;
  * | u32      | i32      | i32      | u64                 | u64                 | length-24 |
  * +----------+----------+----------+---------------------+---------------------+-----------+
  * length counts the bytes after itself. channel >= 0: a data piece of that channel.
- * channel HELLO (-1):  sequence = the sender's rank; sent once, first.
  * channel FAILED (-2): sequence = the collective that failed on the sender; payload = reason, UTF-8.
  * channel HEARTBEAT (-3): no payload; sent every DDP4J_SOCKET_LIVENESS_MS / 5 so that a receiver
  *                     tells a silent peer (host down, link cut) from a busy one.
+ *
+ * Handshake (LinkAuth; the dialing rank is the sender, the accepting one the receiver):
+ *  sender   -> OPEN (-4):      sequence = sender's rank, count = receiver's rank, payload = Ns (32)
+ *  receiver -> CHALLENGE (-5): payload = Nr (32) || receiver's proof (32), checked by the sender
+ *  sender   -> HELLO (-1):     sequence = sender's rank, count = receiver's rank,
+ *                              payload = sender's proof (32), checked by the receiver
+ * A receiver drops (and logs) a connection whose HELLO does not prove the job secret, or that
+ * sends anything else first; nothing from it is read. These three frames go bare; every frame
+ * the sender writes after HELLO is sealed: length counts a 16-byte tag appended after the payload,
+ * HMAC-SHA256(connection key, frame number u64 || the frame from its length field to the payload's
+ * end), cut to 16 bytes (FrameMac). A frame whose tag does not match drops the connection.
  * </pre>
  */
 public final class SocketFrameDescriptor {
@@ -25,6 +35,8 @@ public final class SocketFrameDescriptor {
   public static final int HELLO = -1;
   public static final int FAILED = -2;
   public static final int HEARTBEAT = -3;
+  public static final int OPEN = -4;
+  public static final int CHALLENGE = -5;
 
   private SocketFrameDescriptor() {}
 }

@@ -32,6 +32,11 @@ import java.util.Map;
  *     reads peers' buffers through its mappings instead of the plan's algorithm, the same on every
  *     rank; 0 when unset: then {@link #sharedMinBytes(int)} gives the default for the group's size;
  *     {@code off} ({@link #CMA_OFF}) for never
+ * @param linkAuth the job secret ({@code DDP4J_STORE_SECRET}, or the file {@code
+ *     DDP4J_STORE_SECRET_FILE} names) as the data sockets between hosts prove it
+ * @param socketIntegrity {@code DDP4J_SOCKET_INTEGRITY} (default 1): every data frame between hosts
+ *     carries an HMAC tag checked on arrival; 0 leaves frames unsealed (the handshake still proves
+ *     the secret), for networks where nothing can alter traffic in transit
  */
 public record TransportConfig(
     boolean shmDisabled,
@@ -46,7 +51,9 @@ public record TransportConfig(
     long cmaMinBytes,
     long cmaMaxBytes,
     boolean cmaRequested,
-    long sharedMinBytes) {
+    long sharedMinBytes,
+    LinkAuth linkAuth,
+    boolean socketIntegrity) {
 
   public static final int DEFAULT_SLOT_BYTES = 64 * 1024;
   public static final int DEFAULT_SLOTS = 8;
@@ -108,6 +115,12 @@ public record TransportConfig(
         bytesOrOff(
             "DDP4J_SHARED_MIN_BYTES", read(env, "DDP4J_SHARED_MIN_BYTES", null, "default").trim());
     long cmaMaxBytes = longValue(env, "DDP4J_CMA_MAX_BYTES", DEFAULT_CMA_MAX_BYTES);
+    String integrityText = read(env, "DDP4J_SOCKET_INTEGRITY", null, "1").trim();
+    if (!integrityText.equals("0") && !integrityText.equals("1")) {
+      throw new ConfigException(
+          "DDP4J_SOCKET_INTEGRITY=" + integrityText + " (expected: 1 to seal data frames, or 0)");
+    }
+    boolean integrity = integrityText.equals("1");
     if (cmaMaxBytes < 1) {
       throw new ConfigException(
           "DDP4J_CMA_MAX_BYTES=" + cmaMaxBytes + " (expected: a byte count >= 1)");
@@ -125,7 +138,9 @@ public record TransportConfig(
         cmaMinBytes,
         cmaMaxBytes,
         cmaRequested,
-        sharedMinBytes);
+        sharedMinBytes,
+        LinkAuth.fromSecret(dev.ddp4j.collectives.store.StoreSecret.fromEnvironment(env)),
+        integrity);
   }
 
   /**

@@ -53,9 +53,10 @@ final class RawStoreSocket implements AutoCloseable {
 
   void authenticate(String secret, long clientId) {
     byte[] nonce = readChallengeNonce();
-    byte[] mac = StoreAuth.mac(secret, nonce, clientId);
-    ByteBuffer body = ByteBuffer.allocate(8 + 4 + mac.length);
-    body.putLong(clientId).putInt(mac.length).put(mac);
+    byte[] clientNonce = StoreAuth.nonce();
+    byte[] mac = StoreAuth.clientProof(secret, nonce, clientNonce, clientId);
+    ByteBuffer body = ByteBuffer.allocate(8 + 4 + clientNonce.length + 4 + mac.length);
+    body.putLong(clientId).putInt(clientNonce.length).put(clientNonce).putInt(mac.length).put(mac);
     send(OP_AUTH, 0, body.array());
     Frame r = readFrame();
     if (r.code() != STATUS_OK) {
