@@ -42,6 +42,7 @@ class SocketLinksAuthTest {
       Map.of(
           "DDP4J_STORE_SECRET", SECRET,
           "DDP4J_SOCKET_IFNAME", "lo",
+          "DDP4J_SOCKET_INTEGRITY", "1", // sealed frames, which the tampering test needs
           "DDP4J_SOCKET_LIVENESS_MS", "60000"); // no heartbeat in the first 12 s
 
   private StoreServer server;
