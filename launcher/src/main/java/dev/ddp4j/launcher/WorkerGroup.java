@@ -83,7 +83,14 @@ final class WorkerGroup {
           List<GroupOutcome.Failure> failures = new ArrayList<>();
           for (WorkerProcess f : failed) {
             failures.add(
-                new GroupOutcome.Failure(f.spec, host, f.process.exitValue(), now, f.stderrTail()));
+                new GroupOutcome.Failure(
+                    f.spec,
+                    host,
+                    f.process.exitValue(),
+                    now,
+                    f.stderrTail(),
+                    WorkerError.read(f.errorFile),
+                    f.stderrOnConsole));
           }
           return GroupOutcome.failed(failures);
         }
