@@ -134,6 +134,12 @@ final class WorkerGroup {
         Thread.currentThread().interrupt();
       }
     }
+    // The output pumps are daemon threads: let them print the workers' last lines before the
+    // launcher reports and exits (a loaded machine can leave them seconds behind).
+    long drainDeadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    for (WorkerProcess w : workers) {
+      w.drain(Math.max(1, (drainDeadlineNs - System.nanoTime()) / 1_000_000));
+    }
     return alive.size();
   }
 

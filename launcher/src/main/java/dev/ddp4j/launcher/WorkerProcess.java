@@ -90,6 +90,13 @@ final class WorkerProcess {
     return err.tail();
   }
 
+  /** Waits up to {@code millis} for both streams to end, so no last line is lost at exit. */
+  void drain(long millis) {
+    long deadline = System.nanoTime() + millis * 1_000_000;
+    out.join(Math.max(1, millis));
+    err.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+  }
+
   /** SIGTERM to the worker and everything it started. */
   void terminate() {
     process.descendants().forEach(ProcessHandle::destroy);
