@@ -112,8 +112,12 @@ public final class Train implements Callable<Integer> {
         System.exit(0);
       }
     } catch (CommandLine.ParameterException e) {
-      cl.getErr().println("Train: " + e.getMessage() + " (see Train --help)");
-      cl.getErr().flush();
+      if (rank != null && !rank.equals("0")) {
+        // Rank 0 got the same arguments and says so; its exit makes the launcher stop this rank.
+        // Exiting first would get rank 0 stopped before it printed. Without a launcher, speak up.
+        Thread.sleep(10_000);
+      }
+      System.err.println("Train: " + e.getMessage() + " (see Train --help)");
       System.exit(2);
     }
     try {
