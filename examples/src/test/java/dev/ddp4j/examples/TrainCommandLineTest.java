@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** What {@code Train} prints before it trains: its help through the launcher, and a plain start. */
 class TrainCommandLineTest {
@@ -21,6 +22,25 @@ class TrainCommandLineTest {
         .contains("[rank0]:Usage: Train")
         .contains("10% held out")
         .doesNotContain("[picocli WARN]");
+  }
+
+  @Test
+  void oneRankShouldBeCountedAsOneRankWithItsEpochTimeAndRate(@TempDir Path dir) throws Exception {
+    String out =
+        LaunchedJob.runOk(
+            1,
+            Map.of(),
+            "Train",
+            "--epochs",
+            "1",
+            "--examples",
+            "800",
+            "--checkpoint-dir",
+            dir.toString());
+    assertThat(out)
+        .contains("[rank0]:Train: 1 rank (cpu backend), 720 examples per rank per epoch")
+        .containsPattern(
+            "epoch 1/1 done in [0-9.]+ s \\([0-9,]+ examples/s over 1 rank\\): test accuracy [0-9.]+%");
   }
 
   @Test
