@@ -49,7 +49,7 @@ public final class SkippedTests {
           continue;
         }
         skipped++;
-        String reason = ((Element) skips.item(0)).getAttribute("message").strip();
+        String reason = reason((Element) skips.item(0));
         String cls = c.getAttribute("classname");
         byReason
             .computeIfAbsent(reason.isEmpty() ? "(no reason given)" : reason, r -> new TreeMap<>())
@@ -70,6 +70,25 @@ public final class SkippedTests {
       e.getValue().forEach((cls, n) -> classes.add(n == 1 ? cls : cls + " x" + n));
       System.out.printf("  %3d  %s%n       (%s)%n", count, e.getKey(), String.join(", ", classes));
     }
+  }
+
+  /**
+   * The skip's message: surefire writes a condition's reason as the {@code message} attribute, but
+   * a failed assumption (with trimStackTrace off) as the element's text, a stack trace whose first
+   * line is {@code org.opentest4j.TestAbortedException: Assumption failed: REASON}.
+   */
+  static String reason(Element skipped) {
+    String reason = skipped.getAttribute("message").strip();
+    if (reason.isEmpty()) {
+      reason = skipped.getTextContent().strip().lines().findFirst().orElse("");
+      int colon = reason.indexOf(": ");
+      if (colon > 0 && reason.substring(0, colon).endsWith("Exception")) {
+        reason = reason.substring(colon + 2);
+      }
+    }
+    return reason.startsWith("Assumption failed: ")
+        ? reason.substring("Assumption failed: ".length())
+        : reason;
   }
 
   /** TEST-*.xml under ROOT/<module>/target/{surefire,failsafe}-reports, newer than {@code since}. */

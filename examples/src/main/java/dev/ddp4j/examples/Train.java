@@ -27,8 +27,8 @@ import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.learning.config.Adam;
 import org.nd4j.linalg.lossfunctions.LossFunctions;
-import org.nd4j.linalg.schedule.MapSchedule;
 import org.nd4j.linalg.schedule.ScheduleType;
+import org.nd4j.linalg.schedule.StepSchedule;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -204,17 +204,15 @@ public final class Train implements Callable<Integer> {
 
   private MultiLayerNetwork build(int stepsPerEpoch) {
     // A constant rate leaves the accuracy wandering by a point from epoch 3 on; halving it after
-    // every epoch lets it settle, so it rises epoch by epoch.
-    MapSchedule.Builder rate = new MapSchedule.Builder(ScheduleType.ITERATION).add(0, learningRate);
-    for (int e = 1; e < epochs; e++) {
-      rate.add(e * stepsPerEpoch, learningRate / (1 << Math.min(20, e)));
-    }
+    // every epoch lets it settle, so it rises epoch by epoch. A step schedule, not a table up to
+    // --epochs, so that a run resumed with more epochs continues the same schedule.
+    StepSchedule rate = new StepSchedule(ScheduleType.ITERATION, learningRate, 0.5, stepsPerEpoch);
     MultiLayerConfiguration conf =
         new NeuralNetConfiguration.Builder()
             .seed(seed)
             .dataType(DataType.FLOAT)
             .weightInit(WeightInit.XAVIER)
-            .updater(new Adam(rate.build()))
+            .updater(new Adam(rate))
             .list()
             .layer(
                 new DenseLayer.Builder()

@@ -33,7 +33,12 @@ class SkippedTestsScriptTest {
     report(
         root.resolve("launcher/target/surefire-reports"),
         "dev.ddp4j.launcher.RealSlurmTest",
-        skipped("srun", "slurm-wlm is not installed"));
+        skipped("srun", "slurm-wlm is not installed"),
+        // A failed assumption, as surefire writes it with trimStackTrace off: no message attribute.
+        "<testcase name=\"cuda\" classname=\"CLS\"><skipped"
+            + " type=\"org.opentest4j.TestAbortedException\"><![CDATA[org.opentest4j.TestAbortedException:"
+            + " Assumption failed: needs ND4J's CUDA backend\n\tat org.junit.jupiter.api.Assumptions"
+            + ".throwAssumptionFailed(Assumptions.java:321)\n]]></skipped></testcase>");
     Path old =
         report(
             root.resolve("examples/target/surefire-reports"),
@@ -44,9 +49,10 @@ class SkippedTestsScriptTest {
     String out = run(marker, root);
 
     assertThat(out)
-        .contains("Skipped tests: 3 of 4 in 2 report(s) from this run, by reason:")
+        .contains("Skipped tests: 4 of 5 in 2 report(s) from this run, by reason:")
         .contains("  2  needs an NVIDIA GPU: no NVIDIA driver\n       (CudaGpuTest x2)")
         .contains("  1  slurm-wlm is not installed\n       (RealSlurmTest)")
+        .contains("  1  needs ND4J's CUDA backend\n       (RealSlurmTest)")
         .doesNotContain("earlier run");
   }
 
