@@ -2,6 +2,7 @@ package dev.ddp4j.runtime;
 
 import dev.ddp4j.HostBuffer;
 import dev.ddp4j.ProcessGroup;
+import dev.ddp4j.collectives.cpu.DebugLog;
 import dev.ddp4j.runtime.bucket.BucketPlan;
 import dev.ddp4j.runtime.bucket.GradientReducer;
 import dev.ddp4j.runtime.bucket.ParamRange;
@@ -203,10 +204,14 @@ public final class DdpModel implements AutoCloseable {
       flags = collectives.sum(flags);
       if (flags[0] < group.size()) {
         if (has) {
-          System.err.printf(
-              "ddp4j WARN rank %d: %d of %d ranks ran out of data after %d steps of this epoch; this rank skips"
-                  + " its remaining batches (shard with DistributedDataSetIterator to keep ranks even)%n",
-              group.rank(), group.size() - flags[0], group.size(), step);
+          new DebugLog(System.getenv(), group.rank())
+              .log(
+                  DebugLog.Level.WARN,
+                  String.format(
+                      "%d of %d ranks ran out of data after %d steps of this epoch; this rank skips"
+                          + " its remaining batches (shard with DistributedDataSetIterator to keep"
+                          + " ranks even)",
+                      group.size() - flags[0], group.size(), step));
         }
         break;
       }

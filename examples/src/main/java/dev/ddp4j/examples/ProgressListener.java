@@ -5,8 +5,8 @@ import org.deeplearning4j.nn.api.Model;
 import org.deeplearning4j.optimize.api.BaseTrainingListener;
 
 /**
- * Rank 0's progress: a bar, the loss and the examples per second over all ranks, about ten lines an
- * epoch.
+ * Rank 0's progress: a bar, the loss and the examples per second over all ranks, about four lines
+ * an epoch.
  */
 final class ProgressListener extends BaseTrainingListener {
 
@@ -35,7 +35,7 @@ final class ProgressListener extends BaseTrainingListener {
   public void iterationDone(Model model, int iteration, int ep) {
     step++;
     if (group.rank() != 0
-        || (step % Math.max(1, stepsPerEpoch / 10) != 0 && step != stepsPerEpoch)) {
+        || (step % Math.max(1, stepsPerEpoch / 4) != 0 && step != stepsPerEpoch)) {
       return;
     }
     double seconds = (System.nanoTime() - epochStartNs) / 1e9;

@@ -3,10 +3,18 @@ package dev.ddp4j.launcher;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /**
  * The summary the launcher prints when the job fails, root-cause ranks first (as torchrun does).
+ *
+ * <p>When every failed worker failed because a collective timed out waiting for other ranks, those
+ * other ranks are the root cause (they never called it: stuck, or on another code path), and the
+ * report names them, not the ranks that waited. Each failure is said once: a worker whose stderr
+ * the console already showed gets one line (its exception, or its last stderr line) instead of a
+ * second copy of its stack trace.
  */
 final class FailureReport {
 
@@ -24,13 +32,16 @@ final class FailureReport {
     if (o.kind() == GroupOutcome.Kind.STOPPED) {
       return b.append(o.externalReason()).append('\n').toString();
     }
-    b.append("root cause rank")
-        .append(fs.size() > 1 ? "s " : " ")
-        .append(
-            fs.stream()
-                .map(f -> Integer.toString(f.spec().rank()))
-                .collect(Collectors.joining(", ")))
-        .append(stoppedCount > 0 ? "; stopped the other " + stoppedCount + " worker(s)" : "")
+    Set<Integer> absent = absentRanks(fs);
+    if (absent.isEmpty()) {
+      b.append(ranks("root cause rank", fs.stream().map(f -> f.spec().rank()).toList()));
+    } else {
+      b.append(ranks("root cause rank", List.copyOf(absent)))
+          .append(" (never arrived at the collective that ")
+          .append(ranks("rank", fs.stream().map(f -> f.spec().rank()).toList()))
+          .append(" timed out waiting for)");
+    }
+    b.append(stoppedCount > 0 ? "; stopped the other " + stoppedCount + " worker(s)" : "")
         .append('\n');
     for (GroupOutcome.Failure f : fs) {
       b.append("  rank ")
@@ -46,15 +57,57 @@ final class FailureReport {
           .append(" at ")
           .append(TIME.format(f.at()))
           .append('\n');
-      if (f.stderrTail().isEmpty()) {
-        b.append("    (no stderr output)\n");
-      } else {
-        b.append("    last ").append(f.stderrTail().size()).append(" stderr line(s):\n");
-        for (String line : f.stderrTail()) {
-          b.append("      ").append(line).append('\n');
-        }
-      }
+      detail(b, f);
     }
     return b.toString();
+  }
+
+  private static void detail(StringBuilder b, GroupOutcome.Failure f) {
+    if (f.error().isPresent()) {
+      b.append("    ").append(f.error().get().oneLine()).append('\n');
+      if (!f.stderrOnConsole() && !f.error().get().config()) {
+        tail(b, f.stderrTail());
+      }
+      return;
+    }
+    if (f.stderrTail().isEmpty()) {
+      b.append("    (no stderr output)\n");
+    } else if (f.stderrOnConsole()) {
+      List<String> lines = f.stderrTail().stream().filter(l -> !l.isBlank()).toList();
+      b.append("    last stderr line: ")
+          .append(lines.isEmpty() ? "" : lines.get(lines.size() - 1).strip())
+          .append('\n');
+    } else {
+      tail(b, f.stderrTail());
+    }
+  }
+
+  private static void tail(StringBuilder b, List<String> tail) {
+    b.append("    last ").append(tail.size()).append(" stderr line(s):\n");
+    for (String line : tail) {
+      b.append("      ").append(line).append('\n');
+    }
+  }
+
+  /**
+   * The ranks that the failed workers' timeouts name as never arrived, less the failed ones; empty
+   * unless every failure is such a timeout.
+   */
+  private static Set<Integer> absentRanks(List<GroupOutcome.Failure> fs) {
+    Set<Integer> absent = new TreeSet<>();
+    for (GroupOutcome.Failure f : fs) {
+      if (f.error().isEmpty() || f.error().get().missingRanks().isEmpty()) {
+        return Set.of();
+      }
+      absent.addAll(f.error().get().missingRanks());
+    }
+    fs.forEach(f -> absent.remove(f.spec().rank()));
+    return absent;
+  }
+
+  private static String ranks(String word, List<Integer> ranks) {
+    return word
+        + (ranks.size() > 1 ? "s " : " ")
+        + ranks.stream().map(String::valueOf).collect(Collectors.joining(", "));
   }
 }

@@ -220,7 +220,12 @@ public final class LaunchCommand implements Callable<Integer> {
         });
     cl.setExecutionExceptionHandler(
         (e, line, parsed) -> {
-          if (e instanceof UsageException || e instanceof dev.ddp4j.ConfigException) {
+          // A subcommand's (topo, bench) bad value arrives as IllegalArgumentException.
+          boolean subcommandInput =
+              e instanceof IllegalArgumentException && line.getParent() != null;
+          if (e instanceof UsageException
+              || e instanceof dev.ddp4j.ConfigException
+              || subcommandInput) {
             line.getErr().println("launcher.jar: " + e.getMessage());
             line.getErr().flush();
             return 2;

@@ -37,6 +37,19 @@ final class ProgramResolver {
           "no program given (expected: a main class such as Train or com.acme.Train, or an application jar)");
     }
     List<String> user = split(userClasspath);
+    for (String p :
+        userClasspath == null ? new String[0] : userClasspath.split(File.pathSeparator)) {
+      if (!p.isBlank() && !p.endsWith("*") && !Files.exists(Path.of(p))) {
+        throw new UsageException(
+            "--classpath="
+                + userClasspath
+                + ": "
+                + p
+                + " does not exist (expected: jars or folders joined by '"
+                + File.pathSeparator
+                + "', such as examples/target/examples.jar; run from the folder they are relative to)");
+      }
+    }
     List<String> launcher = split(launcherClasspath);
     Set<String> all = new LinkedHashSet<>();
     if (program.endsWith(".jar")) {

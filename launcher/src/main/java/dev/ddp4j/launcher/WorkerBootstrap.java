@@ -1,20 +1,26 @@
 package dev.ddp4j.launcher;
 
+import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.nio.file.Path;
 import java.util.Arrays;
 
 /**
  * The main class of every worker JVM: starts the {@link ParentWatchdog} so the worker cannot
  * outlive its launcher (even one killed with SIGKILL), then runs the user's main class with the
  * program arguments. Usage: {@code WorkerBootstrap MAIN_CLASS [ARGS...]}.
+ *
+ * <p>When the program throws, the worker says so once: a configuration mistake ({@code
+ * ConfigException}) as one line, anything else as its stack trace; it records the failure for the
+ * launcher's report ({@link WorkerError}) and exits 2 or 1.
  */
 public final class WorkerBootstrap {
 
   private WorkerBootstrap() {}
 
-  public static void main(String[] args) throws Throwable {
+  public static void main(String[] args) throws Exception {
     if (args.length == 0) {
       System.err.println("WorkerBootstrap: no main class given (it is started by the launcher)");
       System.exit(2);
@@ -28,8 +34,27 @@ public final class WorkerBootstrap {
     try {
       m.invoke(null, (Object) Arrays.copyOfRange(args, 1, args.length));
     } catch (InvocationTargetException e) {
-      // Let the program's own exception reach the default handler (stack trace, exit 1).
-      throw e.getCause();
+      System.exit(fail(e.getCause()));
     }
+  }
+
+  /** Reports {@code thrown} on stderr and in the error file; returns the exit status. */
+  private static int fail(Throwable thrown) {
+    WorkerError error = WorkerError.of(thrown);
+    if (error.config()) {
+      System.err.println(error.message());
+    } else {
+      thrown.printStackTrace();
+    }
+    System.err.flush();
+    String file = System.getenv(WorkerError.FILE_VAR);
+    if (file != null && !file.isBlank()) {
+      try {
+        error.write(Path.of(file));
+      } catch (IOException | RuntimeException e) {
+        System.err.println("(could not record the failure in " + file + ": " + e + ")");
+      }
+    }
+    return error.config() ? 2 : 1;
   }
 }

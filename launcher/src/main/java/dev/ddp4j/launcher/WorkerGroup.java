@@ -83,7 +83,14 @@ final class WorkerGroup {
           List<GroupOutcome.Failure> failures = new ArrayList<>();
           for (WorkerProcess f : failed) {
             failures.add(
-                new GroupOutcome.Failure(f.spec, host, f.process.exitValue(), now, f.stderrTail()));
+                new GroupOutcome.Failure(
+                    f.spec,
+                    host,
+                    f.process.exitValue(),
+                    now,
+                    f.stderrTail(),
+                    WorkerError.read(f.errorFile),
+                    f.stderrOnConsole));
           }
           return GroupOutcome.failed(failures);
         }
@@ -126,6 +133,12 @@ final class WorkerGroup {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
+    }
+    // The output pumps are daemon threads: let them print the workers' last lines before the
+    // launcher reports and exits (a loaded machine can leave them seconds behind).
+    long drainDeadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    for (WorkerProcess w : workers) {
+      w.drain(Math.max(1, (drainDeadlineNs - System.nanoTime()) / 1_000_000));
     }
     return alive.size();
   }

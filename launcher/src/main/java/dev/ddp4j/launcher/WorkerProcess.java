@@ -11,12 +11,27 @@ final class WorkerProcess {
 
   final WorkerSpec spec;
   final Process process;
+
+  /** Where {@link WorkerBootstrap} records why the program failed ({@link WorkerError}). */
+  final Path errorFile;
+
+  /** Whether this worker's stderr reaches the console (else only its log file, or nowhere). */
+  final boolean stderrOnConsole;
+
   private final OutputPump out;
   private final OutputPump err;
 
-  private WorkerProcess(WorkerSpec spec, Process process, OutputPump out, OutputPump err) {
+  private WorkerProcess(
+      WorkerSpec spec,
+      Process process,
+      Path errorFile,
+      boolean stderrOnConsole,
+      OutputPump out,
+      OutputPump err) {
     this.spec = spec;
     this.process = process;
+    this.errorFile = errorFile;
+    this.stderrOnConsole = stderrOnConsole;
     this.out = out;
     this.err = err;
   }
@@ -25,6 +40,8 @@ final class WorkerProcess {
       LaunchConfig c, WorkerSpec s, InitMethod store, Optional<Path> numactl) {
     ProcessBuilder pb = new ProcessBuilder(WorkerCommand.argv(c, s, numactl));
     WorkerCommand.environment(pb.environment(), c, s, store);
+    Path errorFile = ErrorFiles.forWorker(s);
+    pb.environment().put(WorkerError.FILE_VAR, errorFile.toString());
     Process p;
     try {
       p = pb.start();
@@ -62,7 +79,8 @@ final class WorkerProcess {
                     ? dir.resolve("rank" + s.rank() + ".err")
                     : null)
             .start();
-    return new WorkerProcess(s, p, out, err);
+    boolean stderrOnConsole = shown && m.toConsole(OutputMode.STDERR);
+    return new WorkerProcess(s, p, errorFile, stderrOnConsole, out, err);
   }
 
   /** Waits a little for the output to drain, then returns the last stderr lines. */
@@ -70,6 +88,13 @@ final class WorkerProcess {
     out.join(2000);
     err.join(2000);
     return err.tail();
+  }
+
+  /** Waits up to {@code millis} for both streams to end, so no last line is lost at exit. */
+  void drain(long millis) {
+    long deadline = System.nanoTime() + millis * 1_000_000;
+    out.join(Math.max(1, millis));
+    err.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
   }
 
   /** SIGTERM to the worker and everything it started. */

@@ -55,7 +55,7 @@ class LauncherProcessTest {
           .contains("job failed: root cause rank 2; stopped the other 3 worker(s)")
           .contains(
               "rank 2 (local rank 2, node 0) on host " + NodeRendezvous.host() + ": exit code 3")
-          .contains("      rank 2 failing on purpose");
+          .contains("    last stderr line: rank 2 failing on purpose");
       assertThat(run.workerPids()).hasSize(4);
       assertThat(LauncherRun.allDead(run.workerPids())).isTrue();
     }

@@ -4,9 +4,14 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * NCCL-style debug lines on stderr, gated by {@code DDP4J_DEBUG} (fallback {@code NCCL_DEBUG}):
- * WARN (default) prints warnings, INFO adds routes and setup, TRACE and DETAIL add per-collective
- * lines. Each line starts {@code host:pid:thread [rank] DDP4J LEVEL}.
+ * NCCL-style debug lines, gated by {@code DDP4J_DEBUG} (fallback {@code NCCL_DEBUG}): WARN
+ * (default) emits warnings, INFO adds routes and setup, TRACE and DETAIL add per-collective lines.
+ *
+ * <p>Where the application has SLF4J with a binding (DL4J's users do), lines go to SLF4J's logger
+ * {@code dev.ddp4j} as {@code [rank] message} (WARN as warn, INFO as info, TRACE as debug, DETAIL
+ * as trace) and the binding decides their fate, as for DL4J's own lines. Without SLF4J, without a
+ * binding, or with slf4j-nop, they go to stderr, each starting {@code host:pid:thread [rank] DDP4J
+ * LEVEL}, so {@code DDP4J_DEBUG=INFO} shows the routes whatever the classpath holds.
  */
 public final class DebugLog {
 
@@ -20,6 +25,7 @@ public final class DebugLog {
 
   private final Level level;
   private final String prefix;
+  private final int rank;
 
   public DebugLog(Map<String, String> env, int rank) {
     String v = env.get("DDP4J_DEBUG");
@@ -38,14 +44,15 @@ public final class DebugLog {
     this.rank = rank;
   }
 
-  private final int rank;
-
   public boolean enabled(Level at) {
     return level.compareTo(at) >= 0;
   }
 
   public void log(Level at, String message) {
-    if (enabled(at)) {
+    if (!enabled(at)) {
+      return;
+    }
+    if (!Slf4jSink.log(at, "[" + rank + "] " + message)) {
       System.err.println(
           prefix + Thread.currentThread().getId() + " [" + rank + "] DDP4J " + at + " " + message);
     }

@@ -119,6 +119,7 @@ public final class BenchCommand implements Callable<Integer> {
     }
     long min = parseBytes(minBytes);
     long max = parseBytes(maxBytes);
+    LocalBenchRanks.requireUsable("bench", backend);
     return LocalBenchRanks.run(
         "ddp4j-bench", ranks, Duration.ofHours(2), (r, store) -> start(r, store, min, max));
   }

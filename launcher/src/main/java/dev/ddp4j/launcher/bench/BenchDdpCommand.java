@@ -112,6 +112,7 @@ public final class BenchDdpCommand implements Callable<Integer> {
               + cp
               + " (expected: --classpath path/to/ddp-runtime.jar; the bundle's ddp/ folder has it)");
     }
+    LocalBenchRanks.requireUsable("bench ddp", "cuda");
     return LocalBenchRanks.run(
         "ddp4j-bench-ddp", ranks, Duration.ofHours(1), (r, store) -> start(r, store, cp));
   }

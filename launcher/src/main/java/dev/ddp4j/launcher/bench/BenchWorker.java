@@ -1,5 +1,6 @@
 package dev.ddp4j.launcher.bench;
 
+import dev.ddp4j.ConfigException;
 import dev.ddp4j.DataType;
 import dev.ddp4j.Ddp;
 import dev.ddp4j.ProcessGroup;
@@ -33,6 +34,10 @@ public final class BenchWorker {
     int status = 0;
     try (ProcessGroup pg = Ddp.init()) {
       run(pg, collective, type, op, root, minBytes, maxBytes, factor, fixedIterations, shared);
+    } catch (ConfigException e) {
+      // A configuration mistake: one line, not a stack trace.
+      System.err.println("bench rank " + System.getenv("RANK") + ": " + e.getMessage());
+      status = 2;
     } catch (RuntimeException | Error e) {
       e.printStackTrace();
       status = 1;

@@ -1,6 +1,8 @@
 package dev.ddp4j.launcher.bench;
 
+import dev.ddp4j.ConfigException;
 import dev.ddp4j.launcher.WorkerCommand;
+import dev.ddp4j.spi.BackendProvider;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.ServiceLoader;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -23,6 +26,33 @@ final class LocalBenchRanks {
   }
 
   private LocalBenchRanks() {}
+
+  /**
+   * Fails with one line, before any rank starts, when {@code backend} cannot run on this machine
+   * (e.g. {@code cuda} without a GPU), naming why and the flag that fixes it.
+   */
+  static void requireUsable(String command, String backend) {
+    for (BackendProvider p : ServiceLoader.load(BackendProvider.class)) {
+      if (p.name().equals(backend)) {
+        p.unavailableReason()
+            .ifPresent(
+                why -> {
+                  throw new ConfigException(
+                      command
+                          + " --backend "
+                          + backend
+                          + " cannot run here: "
+                          + why
+                          + (backend.equals("cpu")
+                              ? ""
+                              : " (expected: a machine with an NVIDIA GPU and driver, or --backend cpu)"));
+                });
+        return;
+      }
+    }
+    throw new ConfigException(
+        command + " --backend " + backend + ": no such backend (expected: cpu or cuda)");
+  }
 
   /**
    * Runs {@code ranks} ranks and returns 0 when every one exited 0 within {@code limit}, else 1.

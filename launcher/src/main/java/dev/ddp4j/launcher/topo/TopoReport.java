@@ -35,10 +35,15 @@ final class TopoReport {
     if (t.hostCount() == 1) {
       sb.append('\n').append(TopologyMatrix.render(t, t.deviceCount())).append('\n');
     }
-    sb.append("GPU order (rank -> device): ")
-        .append(
-            Arrays.stream(plan.devices()).mapToObj(t::deviceLabel).collect(Collectors.joining(" ")))
-        .append("\n\n");
+    if (t.hasGpus()) {
+      // Only GPUs have an order to apply (CUDA_VISIBLE_DEVICES); CPU ranks are all alike.
+      sb.append("GPU order (rank -> device): ")
+          .append(
+              Arrays.stream(plan.devices())
+                  .mapToObj(t::deviceLabel)
+                  .collect(Collectors.joining(" ")))
+          .append("\n\n");
+    }
     sb.append("Ring channels (").append(plan.rings().size()).append("):\n");
     List<String> lines = RouteLines.of(t, plan);
     lines.forEach(l -> sb.append(l).append('\n'));
