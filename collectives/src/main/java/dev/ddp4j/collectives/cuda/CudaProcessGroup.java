@@ -9,6 +9,7 @@ import dev.ddp4j.Store;
 import dev.ddp4j.TensorBuffer;
 import dev.ddp4j.Work;
 import dev.ddp4j.WorkerEnvironment;
+import dev.ddp4j.collectives.cpu.DebugLog;
 import dev.ddp4j.collectives.plan.Algorithm;
 import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.plan.PlanAgreement;
@@ -51,7 +52,6 @@ import jcuda.driver.JCudaDriver;
  */
 public final class CudaProcessGroup implements ProcessGroup {
 
-  private static final System.Logger LOG = System.getLogger(CudaProcessGroup.class.getName());
   private static final int DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 
   private final int rank;
@@ -250,16 +250,18 @@ public final class CudaProcessGroup implements ProcessGroup {
         launcher != null && !ringOnly
             ? new CollectiveLauncher(rank, size, timeout, plan.wideChannels(), launcher)
             : null;
-    LOG.log(
-        System.Logger.Level.INFO,
-        () ->
-            String.format(
-                "cuda group rank %d/%d on GPU %d: %d MiB of extra device memory (scratch %s)",
-                rank,
-                size,
-                deviceIndex,
-                extraDeviceMemoryBytes() >> 20,
-                launcher != null ? launcher : staged));
+    DebugLog log = new DebugLog(System.getenv(), rank);
+    if (log.enabled(DebugLog.Level.INFO)) {
+      log.log(
+          DebugLog.Level.INFO,
+          String.format(
+              "cuda group rank %d/%d on GPU %d: %d MiB of extra device memory (scratch %s)",
+              rank,
+              size,
+              deviceIndex,
+              extraDeviceMemoryBytes() >> 20,
+              launcher != null ? launcher : staged));
+    }
   }
 
   /**
