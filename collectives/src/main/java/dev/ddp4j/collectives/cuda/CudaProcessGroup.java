@@ -101,7 +101,9 @@ public final class CudaProcessGroup implements ProcessGroup {
   /** The plan's kernels and shapes by launch size. */
   private final PlanChooser planChooser;
 
-  /** {@code local}, {@code direct}, {@code ring 0-2-1-3} or {@code staged}. */
+  /**
+   * {@link GpuPlanning#route}: local, direct, a ring (with hops through host memory), or staged.
+   */
   private final String route;
 
   private CudaProcessGroup(
@@ -199,22 +201,10 @@ public final class CudaProcessGroup implements ProcessGroup {
     AllReduceChooser choose = chooser != null ? chooser : planChooser;
     int[] ring = plan.rings().get(0);
     int next = PeerRing.next(ring, rank);
-    int prev = PeerRing.next(reversed(ring), rank);
+    int prev = PeerRing.prev(ring, rank);
     boolean hostIn = !routing.peerHop(prev, rank);
     boolean hostOut = !routing.peerHop(rank, next);
-    String route;
-    if (size == 1) {
-      route = "local";
-    } else if (plan.directOk()) {
-      route = "direct";
-    } else if (routing.peerRing(ring)) {
-      route = "ring " + ringText(ring);
-    } else if (routing.oneHost()) {
-      // A route per hop: the ring's hops without peer access go through host memory.
-      route = "ring " + ringText(ring) + " (" + routing.hostHopsOn(ring) + " via host memory)";
-    } else {
-      route = "staged";
-    }
+    String route = GpuPlanning.route(plan, routing);
     this.route = route;
     boolean staging = route.equals("staged");
     boolean ringOnly = route.startsWith("ring");
@@ -345,22 +335,6 @@ public final class CudaProcessGroup implements ProcessGroup {
       out.put(a, (long) k.residentBlocksPerSm(a) * sms);
     }
     return out;
-  }
-
-  private static int[] reversed(int[] ring) {
-    int[] r = new int[ring.length];
-    for (int i = 0; i < ring.length; i++) {
-      r[i] = ring[ring.length - 1 - i];
-    }
-    return r;
-  }
-
-  private static String ringText(int[] ring) {
-    StringBuilder b = new StringBuilder();
-    for (int k = 0; k < ring.length; k++) {
-      b.append(k == 0 ? "" : "-").append(ring[k]);
-    }
-    return b.toString();
   }
 
   /** The CUDA device ordinal this rank runs on. */

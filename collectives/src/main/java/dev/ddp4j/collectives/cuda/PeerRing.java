@@ -36,4 +36,15 @@ final class PeerRing {
     throw new IllegalArgumentException(
         "rank " + rank + " is not on the ring " + Arrays.toString(ring));
   }
+
+  /** The rank before {@code rank} on {@code ring}. */
+  static int prev(int[] ring, int rank) {
+    for (int k = 0; k < ring.length; k++) {
+      if (ring[k] == rank) {
+        return ring[(k + ring.length - 1) % ring.length];
+      }
+    }
+    throw new IllegalArgumentException(
+        "rank " + rank + " is not on the ring " + Arrays.toString(ring));
+  }
 }

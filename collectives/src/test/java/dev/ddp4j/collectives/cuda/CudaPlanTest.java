@@ -139,6 +139,33 @@ class CudaPlanTest {
   }
 
   @Test
+  void shouldRouteEachHopOfTheSeedMachineAndStageOnlyBetweenHosts() {
+    // The 4 x A100 box with its SYS pairs denied (ACS): the NVLink pairs stay on IPC and the two
+    // hops across the sockets go through host memory, the group is not staged.
+    Topology t = Fixtures.load(Fixtures.A100_4);
+    PeerRouting pairs = PeerRoutingTest.disabling(4, "0-2,0-3,1-2,1-3");
+    Topology denied = GpuPlanning.withAccess(t, identity(4), pairs);
+    Plan p = plan(denied);
+    String route = GpuPlanning.route(p, pairs);
+    assertThat(route).startsWith("ring ").endsWith(" via host memory)");
+    assertThat(route).doesNotContain("0->1", "1->0", "2->3", "3->2");
+    // Every pair with peer access: the direct kernels; two hosts: staged.
+    assertThat(
+            GpuPlanning.route(
+                plan(Fixtures.load(Fixtures.H200_2)), PeerRoutingTest.disabling(2, "")))
+        .isEqualTo("direct");
+    PeerRouting twoHosts =
+        PeerRouting.decide(
+            List.of(new PeerRouting.RankPeer(0, "a", 0), new PeerRouting.RankPeer(1, "b", 0)),
+            PeerRoutingTest.all(2, 1),
+            PeerRoutingTest.env("DDP4J_P2P_DISABLE_PAIRS", ""));
+    Topology two =
+        MultiHost.join(List.of(Fixtures.load(Fixtures.H200_2), Fixtures.load(Fixtures.H200_2)));
+    assertThat(GpuPlanning.route(GpuPlanning.plan(two, new int[] {0, 2}, Map.of()), twoHosts))
+        .isEqualTo("staged");
+  }
+
+  @Test
   void shouldRefuseAnAlgorithmWithoutACudaKernelNamingTheValue() {
     assertThatThrownBy(() -> GpuPlanning.options(Map.of("DDP4J_ALGO", "tree"), 64))
         .isInstanceOf(ConfigException.class)
