@@ -99,6 +99,24 @@ class CudaPlanTest {
   }
 
   @Test
+  void shouldCrossTheSocketsOnlyTwiceOnEightPcieGpus() {
+    Topology t = Fixtures.load(Fixtures.PCIE_8);
+    Plan p = plan(t);
+    assertThat(p.directOk()).as("SYS pairs: no direct algorithms").isFalse();
+    assertThat(p.table()).extracting(Prediction::chosen).containsOnly(Algorithm.RING);
+    int[] ring = p.rings().get(0);
+    int crossings = 0;
+    for (int i = 0; i < ring.length; i++) {
+      crossings += ring[i] / 4 != ring[(i + 1) % ring.length] / 4 ? 1 : 0;
+    }
+    assertThat(crossings).as(java.util.Arrays.toString(ring)).isEqualTo(2);
+    assertThat(RouteLines.of(t, p))
+        .anyMatch(l -> l.contains("via P2P/IPC over PIX"))
+        .anyMatch(l -> l.contains("via P2P/IPC over SYS"));
+    assertSchedulesCheck(p);
+  }
+
+  @Test
   void shouldRingEveryOtherFixtureAndCheckItsSchedules() {
     for (String name : List.of(Fixtures.PCIE_4, Fixtures.DGX1_V100_XML)) {
       Plan p = plan(Fixtures.load(name));

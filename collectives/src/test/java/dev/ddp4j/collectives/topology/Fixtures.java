@@ -12,6 +12,10 @@ public final class Fixtures {
   public static final String H200_2 = "h200-2gpu-nv18.txt";
   public static final String DGX_H100_8 = "dgx-h100-8gpu-nvswitch.txt";
   public static final String PCIE_4 = "pcie-4gpu-two-sockets.txt";
+
+  /** 8 PCIe GPUs, two per switch (PIX), two switches per socket (PXB), two sockets (SYS). */
+  public static final String PCIE_8 = "pcie-8gpu-two-sockets.txt";
+
   public static final String DGX1_V100_XML = "dgx1-v100-hybrid-cube-mesh.xml";
 
   public static final List<String> NVIDIA_SMI = List.of(A100_4, H200_2, DGX_H100_8, PCIE_4);
