@@ -5,7 +5,6 @@ import dev.ddp4j.collectives.transport.ShmSegment;
 import dev.ddp4j.collectives.transport.TransportConfig;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.ThreadLocalRandom;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.JCudaDriver;
@@ -56,14 +55,8 @@ final class HostHop implements AutoCloseable {
    */
   static HostHop receive(int rank, long bytes, Store store, String prefix) {
     TransportConfig dirs = TransportConfig.fromEnvironment(System.getenv());
-    String name =
-        "ddp4j-"
-            + ProcessHandle.current().pid()
-            + "-"
-            + Long.toHexString(ThreadLocalRandom.current().nextLong())
-            + ".r"
-            + rank;
-    ShmSegment s = ShmSegment.create(dirs.shmDir(), dirs.fallbackDir(), name, bytes);
+    ShmSegment s =
+        ShmSegment.create(dirs.shmDir(), dirs.fallbackDir(), ShmSegment.newName(rank), bytes);
     HostHop h;
     try {
       h = new HostHop(s, bytes);

@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Host memory that every rank of a one-node group maps from every other: {@link #allocate} is
@@ -79,15 +78,7 @@ public final class SharedHostMemory implements AutoCloseable {
               + MAX_BYTES
               + "; allocate larger tensors as several buffers)");
     }
-    String name =
-        ShmSegment.ORPHAN_PREFIX
-            + ProcessHandle.current().pid()
-            + "-"
-            + Long.toHexString(ThreadLocalRandom.current().nextLong())
-            + ".r"
-            + rank
-            + ".m"
-            + k;
+    String name = ShmSegment.newName(rank) + ".m" + k;
     long fileBytes = Math.max(bytes, 64);
     ShmSegment own =
         ShmSegment.create(dir, fallbackDir, name, fileBytes, "this rank's shared host memory");

@@ -60,13 +60,7 @@ final class ShmLinks implements AutoCloseable {
       Path fallbackDir,
       Duration timeout) {
     int local = indexOf(nodeRanks, rank);
-    String name =
-        "ddp4j-"
-            + ProcessHandle.current().pid()
-            + "-"
-            + Long.toHexString(ThreadLocalRandom.current().nextLong())
-            + ".r"
-            + rank;
+    String name = ShmSegment.newName(rank);
     ShmSegment own = ShmSegment.create(dir, fallbackDir, name, layout.fileBytes());
     ShmSegment[] segments = new ShmSegment[nodeRanks.length];
     long probeWord = UNSAFE.allocateMemory(8);

@@ -43,6 +43,19 @@ public final class ShmSegment implements AutoCloseable {
   }
 
   /**
+   * A new file name for {@code rank}'s segment, {@code ddp4j-PID-RANDOM.rRANK}, the form the orphan
+   * sweep knows: it removes the files of processes that are gone.
+   */
+  public static String newName(int rank) {
+    return ORPHAN_PREFIX
+        + ProcessHandle.current().pid()
+        + "-"
+        + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong())
+        + ".r"
+        + rank;
+  }
+
+  /**
    * Creates and maps a zeroed file of {@code bytes} named {@code name} in {@code preferred} (e.g.
    * /dev/shm), or in {@code fallback} with a warning when {@code preferred} is missing or has less
    * free space than {@code bytes} (touching pages beyond a full tmpfs would kill the process with
