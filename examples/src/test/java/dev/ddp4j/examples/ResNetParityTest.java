@@ -18,7 +18,7 @@ import org.nd4j.linalg.indexing.NDArrayIndex;
  * ResNet-style graph with {@value ResNetModels#BATCH_NORMS} BatchNormalization layers like one
  * process on the concatenated batch, within the float noise floor measured here: the same one
  * process fed the same batch with its rows permuted (only the summation order changes). Before the
- * fix (float32 E[x^2] - E[x]^2), the difference was far above that floor.
+ * fix (float32 E[x^2] - E[x]^2), the difference was about twice that floor, and growing.
  */
 class ResNetParityTest {
 
@@ -26,8 +26,12 @@ class ResNetParityTest {
   private static final int LOCAL_BATCH = 4;
   private static final int RANKS = 2;
 
-  /** How far above the noise floor the ranks may land; the float32 statistics were 100x+ above. */
-  private static final double FLOOR_FACTOR = 10;
+  /**
+   * How far above the noise floor the ranks may land. Measured on this model and data: float64
+   * statistics 1.13-1.24x the floor over the 5 steps; the float32 E[x^2] - E[x]^2 they replace
+   * 1.9-2.6x (DL4J's own float32 batch norm, the reference, makes the floor itself large here).
+   */
+  private static final double FLOOR_FACTOR = 1.5;
 
   /** Parameters after each step of one process on the global batches, rows permuted if asked. */
   private static float[][] oneProcess(boolean permuteRows) {
