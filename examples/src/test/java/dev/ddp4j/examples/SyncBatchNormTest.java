@@ -110,7 +110,7 @@ class SyncBatchNormTest {
     assertThat(worstRelative(end, pick(expected[STEPS], running))).isGreaterThan(1e-3);
   }
 
-  private static double worstRelative(float[] actual, float[] expected) {
+  static double worstRelative(float[] actual, float[] expected) {
     double worst = 0;
     for (int i = 0; i < expected.length; i++) {
       worst = Math.max(worst, Math.abs(actual[i] - expected[i]) / (Math.abs(expected[i]) + 1e-2));

@@ -12,6 +12,7 @@ import org.deeplearning4j.nn.params.BatchNormalizationParamInitializer;
 import org.deeplearning4j.nn.workspace.ArrayType;
 import org.deeplearning4j.nn.workspace.LayerWorkspaceMgr;
 import org.nd4j.common.primitives.Pair;
+import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.memory.MemoryWorkspace;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
@@ -34,8 +35,10 @@ public final class SyncBatchNormLayer extends BaseWrapperLayer {
   private static final long serialVersionUID = 1L;
 
   private final transient StatsReducer reducer;
-  private transient INDArray xMu2d;
+
+  /** (x - mean) / std of the last training forward, [rows, C] float64, for the backward. */
   private transient INDArray xHat2d;
+
   private transient BatchStatistics stats;
 
   public SyncBatchNormLayer(BatchNormalization underlying, StatsReducer reducer) {
@@ -84,12 +87,17 @@ public final class SyncBatchNormLayer extends BaseWrapperLayer {
     INDArray out;
     try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
       INDArray x2d = Layout.toRows(x);
-      stats = BatchStatistics.of(x2d, conf(underlying).getEps(), reducer);
-      xMu2d = stats.centre(x2d);
-      xHat2d = xMu2d.divRowVector(stats.std);
+      // The running mean is the shift of the statistics: identical on every rank, near the mean.
+      INDArray shift = underlying.getParam(BatchNormalizationParamInitializer.GLOBAL_MEAN);
+      stats = BatchStatistics.of(x2d, shift, conf(underlying).getEps(), reducer);
+      xHat2d = stats.normalise(x2d);
       INDArray gamma = row(underlying.getParam(BatchNormalizationParamInitializer.GAMMA));
       INDArray beta = row(underlying.getParam(BatchNormalizationParamInitializer.BETA));
-      out = Layout.fromRows(xHat2d.mulRowVector(gamma).addiRowVector(beta), x.shape());
+      INDArray y2d =
+          xHat2d
+              .mulRowVector(gamma.castTo(DataType.DOUBLE))
+              .addiRowVector(beta.castTo(DataType.DOUBLE));
+      out = Layout.fromRows(y2d.castTo(x.dataType()), x.shape());
     }
     return workspaceMgr
         .createUninitialized(ArrayType.ACTIVATIONS, x.dataType(), x.shape(), 'c')
@@ -106,15 +114,20 @@ public final class SyncBatchNormLayer extends BaseWrapperLayer {
     Gradient gradient = new DefaultGradient();
     INDArray dx;
     try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
-      INDArray eps2d = Layout.toRows(epsilon);
+      INDArray eps2d = Layout.toRows(epsilon).castTo(DataType.DOUBLE);
       Map<String, INDArray> views =
           BatchNormalizationParamInitializer.getInstance()
               .getGradientsFromFlattened(underlying.conf(), underlying.getGradientsViewArray());
-      INDArray gamma = row(underlying.getParam(BatchNormalizationParamInitializer.GAMMA));
-      views.get(BatchNormalizationParamInitializer.GAMMA).assign(eps2d.mul(xHat2d).sum(0));
-      views.get(BatchNormalizationParamInitializer.BETA).assign(eps2d.sum(0));
+      INDArray gamma =
+          row(underlying.getParam(BatchNormalizationParamInitializer.GAMMA))
+              .castTo(DataType.DOUBLE);
+      INDArray gammaGrad = views.get(BatchNormalizationParamInitializer.GAMMA);
+      gammaGrad.assign(eps2d.mul(xHat2d).sum(0).castTo(gammaGrad.dataType()));
+      INDArray betaGrad = views.get(BatchNormalizationParamInitializer.BETA);
+      betaGrad.assign(eps2d.sum(0).castTo(betaGrad.dataType()));
       INDArray dxHat = eps2d.mulRowVector(gamma);
-      dx = Layout.fromRows(stats.inputGradient(dxHat, xMu2d, reducer), epsilon.shape());
+      INDArray dx2d = stats.inputGradient(dxHat, xHat2d, reducer);
+      dx = Layout.fromRows(dx2d.castTo(epsilon.dataType()), epsilon.shape());
       // Running statistics: DL4J's no-op updater subtracts these "gradients" from the parameters;
       // DdpModel averages them over ranks (identical on every rank here).
       double decay = conf(underlying).getDecay();
@@ -135,7 +148,6 @@ public final class SyncBatchNormLayer extends BaseWrapperLayer {
         gradient.setGradientFor(name, views.get(name));
       }
       stats = null;
-      xMu2d = null;
       xHat2d = null;
     }
     INDArray next =
@@ -149,13 +161,13 @@ public final class SyncBatchNormLayer extends BaseWrapperLayer {
   private void runningMeanStep(INDArray view, double decay) {
     INDArray running =
         underlying.getParam(BatchNormalizationParamInitializer.GLOBAL_MEAN).reshape(-1);
-    view.assign(running.sub(stats.mean).muli(1 - decay));
+    view.assign(running.sub(stats.mean.castTo(running.dataType())).muli(1 - decay));
   }
 
   private void runningVarianceStep(INDArray view, String name, boolean logStd, double decay) {
     INDArray running = underlying.getParam(name).reshape(-1);
     if (!logStd) {
-      view.assign(running.sub(stats.variance).muli(1 - decay));
+      view.assign(running.sub(stats.variance.castTo(running.dataType())).muli(1 - decay));
       return;
     }
     // log10(std) -= 0.5 * log10(old / new) leaves log10(sqrt(new)), as DL4J does.
@@ -163,7 +175,8 @@ public final class SyncBatchNormLayer extends BaseWrapperLayer {
         Transforms.pow(
             Nd4j.valueArrayOf(running.shape(), 10.0, running.dataType()), running, false);
     oldVar.muli(oldVar);
-    INDArray newVar = oldVar.mul(decay).addi(stats.variance.mul(1 - decay));
+    INDArray newVar =
+        oldVar.mul(decay).addi(stats.variance.castTo(oldVar.dataType()).mul(1 - decay));
     view.assign(Transforms.log(oldVar.divi(newVar), false).muli(0.5 / Math.log(10)));
   }
 
