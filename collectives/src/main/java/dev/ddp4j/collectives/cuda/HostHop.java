@@ -57,13 +57,7 @@ final class HostHop implements AutoCloseable {
     TransportConfig dirs = TransportConfig.fromEnvironment(System.getenv());
     ShmSegment s =
         ShmSegment.create(dirs.shmDir(), dirs.fallbackDir(), ShmSegment.newName(rank), bytes);
-    HostHop h;
-    try {
-      h = new HostHop(s, bytes);
-    } catch (RuntimeException e) {
-      s.close();
-      throw e;
-    }
+    HostHop h = registered(s, bytes);
     store.set(prefix + "/hosthop/" + rank, s.path().toString().getBytes(StandardCharsets.UTF_8));
     return h;
   }
@@ -82,15 +76,19 @@ final class HostHop implements AutoCloseable {
     String path =
         new String(store.get(prefix + "/hosthop/" + receiver, timeout), StandardCharsets.UTF_8);
     ShmSegment s = ShmSegment.open(java.nio.file.Path.of(path), bytes);
-    HostHop h;
+    HostHop h = registered(s, bytes);
+    store.set(prefix + "/hosthop/" + receiver + "/opened", new byte[] {1});
+    return h;
+  }
+
+  /** Registers {@code s} with the driver, or unmaps it when that fails. */
+  private static HostHop registered(ShmSegment s, long bytes) {
     try {
-      h = new HostHop(s, bytes);
+      return new HostHop(s, bytes);
     } catch (RuntimeException e) {
       s.close();
       throw e;
     }
-    store.set(prefix + "/hosthop/" + receiver + "/opened", new byte[] {1});
-    return h;
   }
 
   /** The area's address as the device (the kernels) sees it. */

@@ -60,23 +60,11 @@ final class PeerScratch implements AutoCloseable {
    * successor's: the pairs off the ring have no peer access); the others' bases stay 0. Collective:
    * returns once those peers published, or fails after {@code timeout} naming the one whose handle
    * never came. Needs this device's context current.
-   */
-  static PeerScratch exchange(
-      ScratchLayout layout,
-      int rank,
-      CUdevice device,
-      Store store,
-      String prefix,
-      Duration timeout,
-      boolean[] mapped) {
-    return exchange(layout, rank, device, store, prefix, timeout, mapped, false, -1);
-  }
-
-  /**
-   * As above, where ring hops without peer access go through host memory ({@link HostHop}): with
-   * {@code hostIn} this rank's predecessor pushes into a host area that stands in for this rank's
-   * scratch ({@link #base} of this rank), and with {@code hostOutTo} >= 0 this rank pushes into
-   * that successor's host area (its base here).
+   *
+   * <p>Ring hops without peer access go through host memory ({@link HostHop}): with {@code hostIn}
+   * this rank's predecessor pushes into a host area that stands in for this rank's scratch ({@link
+   * #base} of this rank), and with {@code hostOutTo} >= 0 this rank pushes into that successor's
+   * host area (its base here).
    */
   static PeerScratch exchange(
       ScratchLayout layout,
