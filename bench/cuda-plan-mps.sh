@@ -8,7 +8,7 @@
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-/tmp/ddp4j-plan}; mkdir -p "$out"
-# JAVA, NEW_CP and OLD_CP override the bundle's runtime and the two builds' class paths.
+# TESTS_TIMEOUT, BENCH_TIMEOUT (seconds) and ROUNDS bound the steps. JAVA, NEW_CP and OLD_CP override the bundle's runtime and the two builds' class paths.
 java=${JAVA:-$here/bundle/jre/bin/java}; cp=${NEW_CP:-$here/bundle/launcher.jar:$here/bundle/lib/*}
 oldcp=${OLD_CP:-$here/bundle-old/ddp4j-old.jar:$cp}
 topo="$here/collectives/src/test/resources/topology"
@@ -51,13 +51,13 @@ for step in ${STEPS:-check tests}; do
         done
       done ;;
     tests)
-      timeout 300 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.GpuTestMain ${TESTS:-} > "$out/tests.log" 2>&1
+      timeout "${TESTS_TIMEOUT:-300}" "$java" -cp "$cp" dev.ddp4j.collectives.cuda.GpuTestMain ${TESTS:-} > "$out/tests.log" 2>&1
       summary+=("tests rc=$? $(grep -E '[0-9]+ (tests )?(succeeded|failed|aborted)' "$out/tests.log" | tr '\n' ' ')") ;;
     bench)
-      for round in 1 2; do
+      for round in $(seq "${ROUNDS:-2}"); do
         for build in new old; do
           c=$cp; [ $build = old ] && c=$oldcp
-          timeout 200 "$java" -cp "$c" dev.ddp4j.collectives.cuda.harness.GpuHarness bench --nproc 2 --variants auto \
+          timeout "${BENCH_TIMEOUT:-200}" "$java" -cp "$c" dev.ddp4j.collectives.cuda.harness.GpuHarness bench --nproc 2 --variants auto \
             --max-bytes 268435456 > "$out/bench-$build-$round.log" 2>&1
           summary+=("bench $build round $round rc=$?")
         done
