@@ -22,7 +22,7 @@ import picocli.CommandLine.Parameters;
     synopsisHeading = "",
     customSynopsis = {
       "Usage: java -jar launcher.jar [OPTIONS] (MAIN_CLASS | APP.jar) [PROGRAM_ARGS...]",
-      "       java -jar launcher.jar (topo | bench) [OPTIONS]",
+      "       java -jar launcher.jar (topo | bench | doctor) [OPTIONS]",
     },
     description = {
       "Starts one worker JVM per GPU (or per CPU worker), hosts the job's TCP store and watches the workers:",
@@ -202,12 +202,15 @@ public final class LaunchCommand implements Callable<Integer> {
     return commandLine(true);
   }
 
-  /** The command model, with the topo and bench subcommands or (quicker to build) without. */
+  /**
+   * The command model, with the topo, bench and doctor subcommands or (quicker to build) without.
+   */
   static CommandLine commandLine(boolean withSubcommands) {
     CommandLine cl = new CommandLine(new LaunchCommand());
     if (withSubcommands) {
       cl.addSubcommand(new dev.ddp4j.launcher.topo.TopoCommand());
       cl.addSubcommand(new dev.ddp4j.launcher.bench.BenchCommand());
+      cl.addSubcommand(new dev.ddp4j.launcher.doctor.DoctorCommand());
     }
     cl.setStopAtPositional(true);
     cl.setUnmatchedOptionsArePositionalParams(false);

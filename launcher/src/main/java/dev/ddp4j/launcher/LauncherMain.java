@@ -6,9 +6,9 @@ import java.util.Set;
 /** {@code java -jar launcher.jar ...}: runs the launcher CLI and exits with its status. */
 public final class LauncherMain {
 
-  /** Arguments that need the topo and bench subcommands in the command model. */
+  /** Arguments that need the topo, bench and doctor subcommands in the command model. */
   private static final Set<String> SUBCOMMAND_ARGS =
-      Set.of("topo", "bench", "--help", "-h", "--version", "-V");
+      Set.of("topo", "bench", "doctor", "--help", "-h", "--version", "-V");
 
   private static final String NETTY_JFR = "io.netty.jfr.enabled";
 

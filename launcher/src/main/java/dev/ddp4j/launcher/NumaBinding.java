@@ -13,12 +13,12 @@ import java.util.Optional;
  * sysfs knows the node ({@code /sys/bus/pci/devices/<bus id>/numa_node}, -1 when unknown) and
  * numactl is on the PATH.
  */
-final class NumaBinding {
+public final class NumaBinding {
 
   private NumaBinding() {}
 
   /** The NUMA node of the PCI device {@code pciBusId} under {@code sysfsRoot}, or -1. */
-  static int numaNodeOf(Path sysfsRoot, String pciBusId) {
+  public static int numaNodeOf(Path sysfsRoot, String pciBusId) {
     Path f =
         sysfsRoot
             .resolve("bus/pci/devices")

@@ -8,9 +8,27 @@ import java.net.SocketException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 
-/** Picks the address a rank's socket server listens on and advertises to its peers. */
-final class SocketAddresses {
+/**
+ * Picks the address a rank's socket server listens on and advertises to its peers; {@code
+ * launcher.jar doctor} asks the same question of a recorded machine through {@link #pick}.
+ */
+public final class SocketAddresses {
+
+  /**
+   * One network interface as the choice sees it.
+   *
+   * @param ipv4 its IPv4 addresses, first first
+   * @param mtuBytes its MTU, or -1 where unknown
+   */
+  public record Interface(
+      String name, boolean up, boolean loopback, List<String> ipv4, int mtuBytes) {
+
+    public Interface {
+      ipv4 = List.copyOf(ipv4);
+    }
+  }
 
   private SocketAddresses() {}
 
@@ -20,32 +38,53 @@ final class SocketAddresses {
    * that is up, else 127.0.0.1.
    */
   static String advertised(String ifname) {
+    List<Interface> all = interfaces();
+    Optional<Interface> chosen = pick(ifname, all);
+    if (chosen.isPresent()) {
+      return chosen.get().ipv4().get(0);
+    }
+    if (ifname != null) {
+      throw new ConfigException(
+          "DDP4J_SOCKET_IFNAME="
+              + ifname
+              + " matches no interface with an IPv4 address that is up (interfaces: "
+              + all.stream().filter(Interface::up).map(Interface::name).toList()
+              + ")");
+    }
+    return "127.0.0.1";
+  }
+
+  /**
+   * The interface {@link #advertised} takes its address from, in {@code all}'s order: the first
+   * that is up, has an IPv4 address and matches {@code ifname} (when null: is not loopback). Empty:
+   * none does (without {@code ifname}, sockets then use 127.0.0.1).
+   */
+  public static Optional<Interface> pick(String ifname, List<Interface> all) {
+    for (Interface nif : all) {
+      if (!nif.up() || nif.ipv4().isEmpty()) {
+        continue;
+      }
+      if (ifname == null ? !nif.loopback() : matches(ifname.trim(), nif.name())) {
+        return Optional.of(nif);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** This host's interfaces, in the order the JDK lists them. */
+  public static List<Interface> interfaces() {
     try {
-      List<NetworkInterface> all = Collections.list(NetworkInterface.getNetworkInterfaces());
-      List<String> seen = new ArrayList<>();
-      for (NetworkInterface nif : all) {
-        if (!nif.isUp()) {
-          continue;
-        }
-        seen.add(nif.getName());
-        boolean wanted = ifname == null ? !nif.isLoopback() : matches(ifname.trim(), nif.getName());
-        if (wanted) {
-          for (InetAddress a : Collections.list(nif.getInetAddresses())) {
-            if (a instanceof Inet4Address) {
-              return a.getHostAddress();
-            }
+      List<Interface> out = new ArrayList<>();
+      for (NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+        List<String> v4 = new ArrayList<>();
+        for (InetAddress a : Collections.list(nif.getInetAddresses())) {
+          if (a instanceof Inet4Address) {
+            v4.add(a.getHostAddress());
           }
         }
+        out.add(new Interface(nif.getName(), nif.isUp(), nif.isLoopback(), v4, nif.getMTU()));
       }
-      if (ifname != null) {
-        throw new ConfigException(
-            "DDP4J_SOCKET_IFNAME="
-                + ifname
-                + " matches no interface with an IPv4 address that is up (interfaces: "
-                + seen
-                + ")");
-      }
-      return "127.0.0.1";
+      return out;
     } catch (SocketException e) {
       throw new ConfigException("cannot list network interfaces: " + e);
     }

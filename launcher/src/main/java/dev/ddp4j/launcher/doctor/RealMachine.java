@@ -1,0 +1,150 @@
+package dev.ddp4j.launcher.doctor;
+
+import dev.ddp4j.collectives.cuda.CudaProbe;
+import dev.ddp4j.collectives.topology.Topology;
+import dev.ddp4j.collectives.topology.TopologyDiscovery;
+import dev.ddp4j.collectives.transport.SocketAddresses;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/** This host: the real /sys, /proc, PATH, file systems, interfaces and CUDA driver. */
+final class RealMachine implements Machine {
+
+  private static final long COMMAND_TIMEOUT_SECONDS = 10;
+
+  private final Map<String, String> env;
+
+  RealMachine(Map<String, String> env) {
+    this.env = env;
+  }
+
+  @Override
+  public Map<String, String> env() {
+    return env;
+  }
+
+  @Override
+  public Path sysRoot() {
+    return Path.of("/sys");
+  }
+
+  @Override
+  public Path procRoot() {
+    return Path.of("/proc");
+  }
+
+  @Override
+  public Optional<String> run(String... command) {
+    Path out = null;
+    try {
+      // Output goes to a file, so a command that fills a pipe cannot hang past its timeout.
+      out = Files.createTempFile("ddp4j-doctor", ".out");
+      Process p =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(out.toFile())
+              .start();
+      if (!p.waitFor(COMMAND_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        return Optional.empty();
+      }
+      return p.exitValue() == 0
+          ? Optional.of(Files.readString(out, StandardCharsets.UTF_8))
+          : Optional.empty();
+    } catch (IOException e) {
+      return Optional.empty();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Optional.empty();
+    } finally {
+      if (out != null) {
+        try {
+          Files.deleteIfExists(out);
+        } catch (IOException e) {
+          // a temporary file left behind costs nothing
+        }
+      }
+    }
+  }
+
+  @Override
+  public boolean exists(Path file) {
+    return Files.exists(file);
+  }
+
+  @Override
+  public Optional<Path> executable(String name) {
+    String path = env.get("PATH");
+    if (path == null) {
+      return Optional.empty();
+    }
+    for (String dir : path.split(java.io.File.pathSeparator)) {
+      Path p = Path.of(dir.isEmpty() ? "." : dir, name);
+      if (Files.isExecutable(p)) {
+        return Optional.of(p);
+      }
+    }
+    return Optional.empty();
+  }
+
+  @Override
+  public long usableBytes(Path dir) {
+    try {
+      return Files.isDirectory(dir) ? Files.getFileStore(dir).getUsableSpace() : -1;
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  @Override
+  public List<SocketAddresses.Interface> interfaces() {
+    return SocketAddresses.interfaces();
+  }
+
+  @Override
+  public Optional<Topology> cudaTopology(List<String> notes) {
+    if (CudaProbe.unavailableReason().isPresent()) {
+      return Optional.empty();
+    }
+    // The machine itself, not a topology file that replaces discovery in jobs.
+    Map<String, String> e = new HashMap<>(env);
+    for (String k :
+        List.of(
+            "DDP4J_TOPO_FILE", "NCCL_TOPO_FILE", "DDP4J_TOPO_DUMP_FILE", "NCCL_TOPO_DUMP_FILE")) {
+      e.remove(k);
+    }
+    TopologyDiscovery.Result r = TopologyDiscovery.discover(e, sysRoot(), 1);
+    notes.addAll(r.notes());
+    return r.topology().hasGpus() ? Optional.of(r.topology()) : Optional.empty();
+  }
+
+  @Override
+  public Optional<String> bindProblem(String host, int port) {
+    try (ServerSocket s = new ServerSocket()) {
+      s.setReuseAddress(true);
+      s.bind(new InetSocketAddress(InetAddress.getByName(host), port));
+      return Optional.empty();
+    } catch (IOException e) {
+      return Optional.of(e.getMessage() == null ? e.toString() : e.getMessage());
+    }
+  }
+
+  @Override
+  public String hostName() {
+    try {
+      return InetAddress.getLocalHost().getHostName();
+    } catch (IOException e) {
+      return "localhost";
+    }
+  }
+}
