@@ -34,6 +34,13 @@ for step in ${STEPS:-check tests}; do
       DDP4J_TOPO_FILE=$topo/dgx-h100-8gpu-nvswitch.txt check dgx-h100-8 8 --quick
       DDP4J_TOPO_FILE=$topo/dgx-h100-8gpu-nvswitch.txt DDP4J_P2P_DISABLE_PAIRS=0-1 check dgx-h100-8-no01 8 --quick
       DDP4J_ALGO=ring check shared-8-ring 8 --quick --algos ring ;;
+    hier)
+      # The hierarchical route: islands of NVLink pairs (4 x A100 fixture: hierarchical at every size),
+      # their column through host memory (SYS pairs denied), the sockets of 8 PCIe GPUs as islands of
+      # four (hierarchical below 16 MiB, ring above).
+      DDP4J_TOPO_FILE=$topo/a100-4gpu-nvlink-pairs.txt check hier-a100-4 4
+      DDP4J_TOPO_FILE=$topo/a100-4gpu-nvlink-pairs.txt DDP4J_P2P_DISABLE_PAIRS=0-2,0-3,1-2,1-3 check hier-a100-4-sys-off 4 --quick
+      DDP4J_TOPO_FILE=$topo/pcie-8gpu-two-sockets.txt check hier-pcie-8 8 --quick ;;
     hosthop)
       # Ring hops without peer access through host memory (HostHop), the other hops over IPC.
       DDP4J_P2P_DISABLE=1 check hosthop-all-2 2 --quick

@@ -10,7 +10,6 @@ import dev.ddp4j.TensorBuffer;
 import dev.ddp4j.Work;
 import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.cpu.DebugLog;
-import dev.ddp4j.collectives.plan.Algorithm;
 import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.plan.PlanAgreement;
 import dev.ddp4j.collectives.plan.PlannerOptions;
@@ -40,15 +39,14 @@ import jcuda.driver.JCudaDriver;
  * larger than a scratch slot run as several launches. Every rank must call the same collectives
  * with the same count, dtype and op (not checked across ranks: that would cost a round trip).
  *
- * <p>The context is made current once per calling thread. allReduce runs the kernels of {@link
- * AllReduceAlgorithm}; reduceScatter, allGather and broadcast run the kernels of {@link
- * CollectiveLauncher} over the same scratch.
- *
- * <p>Where some pair of ranks has no peer path ({@link PeerRouting}: {@code DDP4J_P2P_DISABLE},
- * {@code DDP4J_P2P_DISABLE_PAIRS}, the driver's answer, other hosts) but a ring through peer pairs
- * exists on one host, every collective runs a ring kernel around the missing pairs, each rank
- * writing only into its ring successor; where no such ring exists the whole group runs host-staged
- * ({@link StagedPath}), with the same stream and Work contract.
+ * <p>The context is made current once per calling thread. The group checks each call's buffers and
+ * orders the calls; how the data moves is the one {@link CudaRoute} chosen at creation from the
+ * planner's plan and the pairs' peer access ({@link PeerRouting}: {@code DDP4J_P2P_DISABLE}, {@code
+ * DDP4J_P2P_DISABLE_PAIRS}, the driver's answer, other hosts): every kernel over IPC, the ring
+ * kernels around pairs without peer access (their hops through host memory where the ring cannot
+ * avoid them), the hierarchical all-reduce of GPU islands at the sizes the plan gives it, or, with
+ * a hop between hosts, the whole group host-staged ({@link StagedPath}), all with the same stream
+ * and Work contract.
  */
 public final class CudaProcessGroup implements ProcessGroup {
 
@@ -63,26 +61,8 @@ public final class CudaProcessGroup implements ProcessGroup {
   private final CUcontext context;
   private final String prefix;
 
-  /**
-   * Null on a group of one rank, which needs no scratch and no kernels, and on a wholly staged
-   * group; ring-only on a ring-routed one.
-   */
-  private final AllReduceLauncher launcher;
-
-  /**
-   * Non-null where some pair of GPUs has no peer path and no ring avoids it: every collective goes
-   * through the host.
-   */
-  private final StagedPath staged;
-
-  /** reduceScatter, allGather and broadcast over IPC; only where every pair has a peer path. */
-  private final CollectiveLauncher collectives;
-
-  /**
-   * reduceScatter, allGather and broadcast run the ring kernels of {@link #launcher}: in a
-   * ring-routed group, or where {@code DDP4J_ALGO=ring} forces them.
-   */
-  private final boolean ringCollectives;
+  /** How every collective moves its data, chosen once from the plan ({@link CudaRoutes}). */
+  private final CudaRoute route;
 
   private final EventPool events = new EventPool();
   private final ArrayDeque<CudaWork> inflight = new ArrayDeque<>();
@@ -100,11 +80,6 @@ public final class CudaProcessGroup implements ProcessGroup {
 
   /** The plan's kernels and shapes by launch size. */
   private final PlanChooser planChooser;
-
-  /**
-   * {@link GpuPlanning#route}: local, direct, a ring (with hops through host memory), or staged.
-   */
-  private final String route;
 
   private CudaProcessGroup(
       WorkerEnvironment worker,
@@ -194,63 +169,30 @@ public final class CudaProcessGroup implements ProcessGroup {
             () -> GpuPlanning.hostTopology(env, localRanks, shareGpus),
             host -> GpuPlanning.deviceOf(host, myBus, logicalGpu),
             (job, devices) -> GpuPlanning.withAccess(job, devices, routing),
-            GpuPlanning.request(options),
+            GpuPlanning.request(options, routing.oneHost()),
             timeout);
     this.plan = agreed.plan();
     this.planChooser = new PlanChooser(plan);
     AllReduceChooser choose = chooser != null ? chooser : planChooser;
-    int[] ring = plan.rings().get(0);
-    int next = PeerRing.next(ring, rank);
-    int prev = PeerRing.prev(ring, rank);
-    boolean hostIn = !routing.peerHop(prev, rank);
-    boolean hostOut = !routing.peerHop(rank, next);
-    String route = GpuPlanning.route(plan, routing);
-    this.route = route;
-    boolean staging = route.equals("staged");
-    boolean ringOnly = route.startsWith("ring");
-    this.staged =
-        staging
-            ? StagedPath.open(
-                worker, store, timeout, "cuda" + groupNumber + "-staged", context, events)
-            : null;
-    this.launcher =
-        size > 1 && !staging
-            ? AllReduceLauncher.open(
-                rank,
-                size,
-                device,
-                store,
-                prefix,
-                timeout,
-                choose,
-                kernels,
-                scratchBudgetBytes,
-                ring,
-                ringOnly,
-                hostIn,
-                hostOut)
-            : null;
-    if (launcher == null && kernels != null) {
-      kernels.unload();
-    }
-    RouteLog.log(agreed.topology(), plan, rank, route, residentCap, routing);
-    this.ringCollectives =
-        launcher != null && (ringOnly || options.forced().orElse(null) == Algorithm.RING);
-    this.collectives =
-        launcher != null && !ringOnly
-            ? new CollectiveLauncher(rank, size, timeout, plan.wideChannels(), launcher)
-            : null;
+    this.route =
+        CudaRoutes.open(
+            new CudaRoutes.Group(
+                worker, store, prefix, groupNumber, timeout, device, context, events, this::finish),
+            plan,
+            agreed.topology(),
+            routing,
+            options,
+            kernels,
+            choose,
+            scratchBudgetBytes);
+    RouteLog.log(agreed.topology(), plan, rank, route.name(), residentCap, routing);
     DebugLog log = new DebugLog(System.getenv(), rank);
     if (log.enabled(DebugLog.Level.INFO)) {
       log.log(
           DebugLog.Level.INFO,
           String.format(
               "cuda group rank %d/%d on GPU %d: %d MiB of extra device memory (scratch %s)",
-              rank,
-              size,
-              deviceIndex,
-              extraDeviceMemoryBytes() >> 20,
-              launcher != null ? launcher : staged));
+              rank, size, deviceIndex, extraDeviceMemoryBytes() >> 20, route));
     }
   }
 
@@ -273,12 +215,12 @@ public final class CudaProcessGroup implements ProcessGroup {
 
   /** Device memory this group allocated on its GPU (scratch and the barrier word). */
   public long extraDeviceMemoryBytes() {
-    return (launcher == null ? 0 : launcher.allocatedBytes()) + 16;
+    return route.deviceBytes() + 16;
   }
 
   /** The most bytes one kernel launch reduces; larger messages run as several launches. */
   public long maxLaunchBytes() {
-    return launcher == null ? Long.MAX_VALUE : launcher.maxLaunchBytes();
+    return route.maxLaunchBytes();
   }
 
   /**
@@ -299,12 +241,13 @@ public final class CudaProcessGroup implements ProcessGroup {
     JCudaDriver.cuStreamSynchronize(internalStream);
     events.release(e);
     long[] launch = {-1, -1};
-    if (launcher != null) {
+    if (route instanceof PeerRoute p) {
       launch =
-          launcher.launchCostNs(
-              calls,
-              internalStream,
-              new DeviceBuffer(Cu.address(barrierWord), deviceIndex, 0, 1, DataType.FLOAT32));
+          p.launcher()
+              .launchCostNs(
+                  calls,
+                  internalStream,
+                  new DeviceBuffer(Cu.address(barrierWord), deviceIndex, 0, 1, DataType.FLOAT32));
     }
     return new long[] {(t1 - t0) / calls, launch[0], launch[1]};
   }
@@ -315,7 +258,7 @@ public final class CudaProcessGroup implements ProcessGroup {
    * local} on one rank.
    */
   public String allReduceRoute() {
-    return route;
+    return route.name();
   }
 
   /** The plan this group runs, the same on every rank. */
@@ -378,11 +321,12 @@ public final class CudaProcessGroup implements ProcessGroup {
     DeviceBuffer in = deviceBuffer("allReduce", input);
     DeviceBuffer out = deviceBuffer("allReduce", output);
     CUstream stream = begin(in.stream());
-    if (staged != null && launcher == null) {
-      return staged.allReduce(in, out, op, stream);
-    }
-    reduce(in, out, op, stream);
-    return finish(stream, () -> "allReduce(" + in.count() + " " + in.dataType() + ", " + op + ")");
+    return route.allReduce(
+        in,
+        out,
+        op,
+        stream,
+        () -> "allReduce(" + in.count() + " " + in.dataType() + ", " + op + ")");
   }
 
   @Override
@@ -390,77 +334,37 @@ public final class CudaProcessGroup implements ProcessGroup {
     CollectiveChecks.root("broadcast", root, size);
     DeviceBuffer b = deviceBuffer("broadcast", buffer);
     CUstream stream = begin(b.stream());
-    if (staged != null) {
-      return staged.broadcast(b, root, stream);
-    }
-    if (ringCollectives && b.count() > 0) {
-      launcher.ringBroadcast(b.devicePointer(), b.sizeBytes(), root, stream);
-    } else if (collectives != null && b.count() > 0) {
-      collectives.broadcast(b.devicePointer(), b.sizeBytes(), root, stream);
-    }
-    return finish(
-        stream, () -> "broadcast(" + b.count() + " " + b.dataType() + ", root " + root + ")");
+    return route.broadcast(
+        b,
+        root,
+        stream,
+        () -> "broadcast(" + b.count() + " " + b.dataType() + ", root " + root + ")");
   }
 
   @Override
   public Work allGather(TensorBuffer input, TensorBuffer output) {
     CollectiveChecks.gathered("allGather", input, output, size);
-    if (staged != null && !ringCollectives) {
-      DeviceBuffer part = deviceBuffer("allGather", input);
-      DeviceBuffer whole = deviceBuffer("allGather", output);
-      return staged.allGather(part, whole, begin(whole.stream()));
-    }
     DeviceBuffer in = deviceBuffer("allGather", input);
     DeviceBuffer out = deviceBuffer("allGather", output);
     blockOrDisjoint("allGather", in, out);
     CUstream stream = begin(out.stream());
-    if (in.count() > 0) {
-      if (ringCollectives) {
-        launcher.ringAllGather(in.devicePointer(), out.devicePointer(), in.sizeBytes(), stream);
-      } else if (collectives != null) {
-        collectives.allGather(in.devicePointer(), out.devicePointer(), in.sizeBytes(), stream);
-      } else {
-        copy(in, out, stream);
-      }
-    }
-    return finish(stream, () -> "allGather(" + input.count() + " " + input.dataType() + ")");
+    return route.allGather(
+        in, out, stream, () -> "allGather(" + input.count() + " " + input.dataType() + ")");
   }
 
   @Override
   public Work reduceScatter(TensorBuffer input, TensorBuffer output, ReduceOp op) {
-    if (staged != null && !ringCollectives) {
-      CollectiveChecks.gathered("reduceScatter", output, input, size);
-      DeviceBuffer whole = deviceBuffer("reduceScatter", input);
-      DeviceBuffer part = deviceBuffer("reduceScatter", output);
-      return staged.reduceScatter(whole, part, op, begin(part.stream()));
-    }
     CollectiveChecks.gathered("reduceScatter", output, input, size);
     DeviceBuffer in = deviceBuffer("reduceScatter", input);
     DeviceBuffer out = deviceBuffer("reduceScatter", output);
     blockOrDisjoint("reduceScatter", out, in);
     CUstream stream = begin(in.stream());
-    if (out.count() > 0) {
-      if (ringCollectives) {
-        launcher.ringReduceScatter(in, out, op, stream);
-      } else if (collectives != null) {
-        collectives.reduceScatter(in, out, op, stream);
-      } else {
-        copy(in, out, stream);
-      }
-    }
-    return finish(
+    return route.reduceScatter(
+        in,
+        out,
+        op,
         stream,
         () -> "reduceScatter(" + output.count() + " " + output.dataType() + ", " + op + ")");
-  }
-
-  /** Copies {@code from} into {@code to} (one rank's gather or scatter) unless they coincide. */
-  private static void copy(DeviceBuffer from, DeviceBuffer to, CUstream stream) {
-    if (from.devicePointer() != to.devicePointer()) {
-      Cu.check(
-          JCudaDriver.cuMemcpyDtoDAsync(
-              Cu.ptr(to.devicePointer()), Cu.ptr(from.devicePointer()), from.sizeBytes(), stream),
-          "cuMemcpyDtoDAsync");
-    }
   }
 
   /**
@@ -483,14 +387,10 @@ public final class CudaProcessGroup implements ProcessGroup {
   @Override
   public Work barrier() {
     CUstream stream = begin(Cu.handle(internalStream));
-    if (staged != null && launcher == null) {
-      return staged.barrier(stream);
-    }
     DeviceBuffer word =
         new DeviceBuffer(
             Cu.address(barrierWord), deviceIndex, Cu.handle(internalStream), 1, DataType.INT32);
-    reduce(word, word, ReduceOp.SUM, stream);
-    return finish(stream, () -> "barrier()");
+    return route.barrier(word, stream, () -> "barrier()");
   }
 
   private DeviceBuffer deviceBuffer(String op, TensorBuffer b) {
@@ -553,24 +453,6 @@ public final class CudaProcessGroup implements ProcessGroup {
     return w;
   }
 
-  /** Queues the reduction of {@code in} into {@code out} on {@code stream}, slot by slot. */
-  private void reduce(DeviceBuffer in, DeviceBuffer out, ReduceOp op, CUstream stream) {
-    long count = in.count();
-    if (count == 0) {
-      return;
-    }
-    if (size == 1) {
-      if (in.devicePointer() != out.devicePointer()) {
-        Cu.check(
-            JCudaDriver.cuMemcpyDtoDAsync(
-                Cu.ptr(out.devicePointer()), Cu.ptr(in.devicePointer()), in.sizeBytes(), stream),
-            "cuMemcpyDtoDAsync");
-      }
-      return;
-    }
-    launcher.reduce(in, out, op, stream);
-  }
-
   /**
    * Waits for this rank's collectives, meets every other rank (so no peer still writes into this
    * rank's scratch), then frees the scratch and unmaps the peers'.
@@ -591,9 +473,6 @@ public final class CudaProcessGroup implements ProcessGroup {
       }
     }
     inflight.clear();
-    if (staged != null) {
-      errors.addAll(staged.close());
-    }
     try {
       store.set(prefix + "/closed/" + rank, new byte[] {1});
       List<String> keys = new ArrayList<>();
@@ -605,12 +484,7 @@ public final class CudaProcessGroup implements ProcessGroup {
       errors.add(e);
     }
     JCudaDriver.cuCtxSetCurrent(context);
-    if (collectives != null) {
-      collectives.close();
-    }
-    if (launcher != null) {
-      launcher.close();
-    }
+    errors.addAll(route.close());
     JCudaDriver.cuMemFree(barrierWord);
     JCudaDriver.cuStreamDestroy(internalStream);
     events.destroy();

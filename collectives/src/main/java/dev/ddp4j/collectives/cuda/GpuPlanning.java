@@ -13,9 +13,12 @@ import dev.ddp4j.collectives.topology.TopologyDiscovery;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * How a cuda group gets its plan: {@link PlanAgreement} over each host's GPUs (discovered, or
@@ -48,8 +51,8 @@ public final class GpuPlanning {
       throw new ConfigException(
           "DDP4J_ALGO="
               + o.forced().get().id()
-              + " has no cuda kernel (expected one of: ring, oneshot, twoshot, ll, copyengine;"
-              + " tree and hierarchical run on the cpu backend)");
+              + " has no cuda kernel (expected one of: ring, oneshot, twoshot, ll, copyengine,"
+              + " hierarchical; tree runs on the cpu backend)");
     }
     int max = Math.max(1, Math.min(o.maxChannels(), residentCap));
     return new PlannerOptions(o.forced(), Math.min(o.minChannels(), max), max, o.cost());
@@ -61,16 +64,30 @@ public final class GpuPlanning {
    * topo} prints.
    */
   public static Plan plan(Topology t, int[] devices, Map<String, String> env) {
-    PlanAgreement.Request r = request(options(env, PlannerOptions.DEFAULT_MAX_CHANNELS_GPU));
+    Set<Integer> hosts = new HashSet<>();
+    for (int d : devices) {
+      hosts.add(t.hostOf(d));
+    }
+    PlanAgreement.Request r =
+        request(options(env, PlannerOptions.DEFAULT_MAX_CHANNELS_GPU), hosts.size() == 1);
     return Planner.plan(t, devices, r.options(), r.supported(), r.allowed());
   }
 
-  /** What the cuda executor asks of the planner. */
-  public static PlanAgreement.Request request(PlannerOptions o) {
+  /**
+   * What the cuda executor asks of the planner. Its hierarchical all-reduce runs on one host only
+   * ({@link HierarchicalRoute}); ranks on several hosts go host-staged, so their plan holds none.
+   */
+  public static PlanAgreement.Request request(PlannerOptions o, boolean oneHost) {
+    Set<Algorithm> supported = EnumSet.copyOf(Algorithm.onCuda());
+    Set<Algorithm> allowed = EnumSet.copyOf(Algorithm.chosenOnCuda());
+    if (!oneHost) {
+      supported.remove(Algorithm.HIERARCHICAL);
+      allowed.remove(Algorithm.HIERARCHICAL);
+    }
     return new PlanAgreement.Request(
         o,
-        Algorithm.onCuda(),
-        Algorithm.chosenOnCuda(),
+        supported,
+        allowed,
         "DDP4J_ALGO, DDP4J_NCHANNELS, DDP4J_MIN_NCHANNELS, DDP4J_MAX_NCHANNELS and"
             + " DDP4J_TOPO_FILE (and GPUs of one model)");
   }

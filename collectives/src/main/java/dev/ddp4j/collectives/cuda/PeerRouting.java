@@ -133,6 +133,25 @@ public final class PeerRouting {
     return null;
   }
 
+  /**
+   * The pairs among {@code members} only, renumbered: member {@code i} is rank {@code i} of the
+   * result (a sub-group of the hierarchical route).
+   */
+  public PeerRouting among(int[] members) {
+    int n = members.length;
+    List<RankPeer> sub = new java.util.ArrayList<>();
+    Hop[][] hops = new Hop[n][n];
+    for (int i = 0; i < n; i++) {
+      RankPeer p = peers.get(members[i]);
+      sub.add(new RankPeer(i, p.host(), p.device()));
+      for (int j = 0; j < n; j++) {
+        Hop h = pairwise[members[i]][members[j]];
+        hops[i][j] = new Hop(i, j, h.transport(), h.reason());
+      }
+    }
+    return new PeerRouting(List.copyOf(sub), hops);
+  }
+
   public List<RankPeer> peers() {
     return peers;
   }

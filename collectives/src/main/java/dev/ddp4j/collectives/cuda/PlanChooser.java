@@ -48,7 +48,10 @@ public final class PlanChooser implements AllReduceChooser {
 
   /** The most blocks a launch of {@code bytes} may use under the plan. */
   private static int channelsOf(Plan plan, long bytes) {
-    return plan.algorithmFor(bytes) == Algorithm.RING ? plan.rings().size() : plan.wideChannels();
+    Algorithm a = plan.algorithmFor(bytes);
+    return a == Algorithm.RING || a == Algorithm.HIERARCHICAL
+        ? plan.rings().size()
+        : plan.wideChannels();
   }
 
   /**
@@ -66,7 +69,10 @@ public final class PlanChooser implements AllReduceChooser {
               ? AllReduceAlgorithm.LL
               : AllReduceAlgorithm.ONESHOT;
       case COPYENGINE -> AllReduceAlgorithm.COPY_ENGINE;
-      case TREE, HIERARCHICAL ->
+      // The hierarchical route runs whole messages of its sizes; a launch of such a size inside
+      // another message (a piece of a larger one, a barrier) takes the ring, its flat road.
+      case HIERARCHICAL -> AllReduceAlgorithm.RING;
+      case TREE ->
           throw new IllegalArgumentException(
               a.id() + " has no cuda kernel (the cuda executor runs " + Algorithm.onCuda() + ")");
     };

@@ -22,6 +22,7 @@ final class RouteLog {
   /** The INFO lines of {@code rank}. */
   static List<String> infoLines(Topology t, Plan plan, int rank, String route, int residentCap) {
     List<String> out = new ArrayList<>(RouteLines.ofRank(t, plan, rank));
+    out.addAll(RouteLines.hierarchicalOfRank(t, plan, rank));
     out.add("all-reduce by size: " + PlanSummary.bySize(plan));
     out.add(
         "cuda route: "

@@ -35,11 +35,12 @@ public enum Algorithm {
   }
 
   /**
-   * What the cuda executor has kernels for. Trees and the hierarchical schedule run on the cpu
-   * executor only so far; the cuda group refuses {@code DDP4J_ALGO} naming them.
+   * What the cuda executor runs: its kernels, and the hierarchical all-reduce composed of them
+   * (islands on one host). Trees run on the cpu executor only so far; the cuda group refuses {@code
+   * DDP4J_ALGO=tree}.
    */
   public static Set<Algorithm> onCuda() {
-    return EnumSet.of(RING, ONESHOT, TWOSHOT, LL, COPYENGINE);
+    return EnumSet.of(RING, ONESHOT, TWOSHOT, LL, COPYENGINE, HIERARCHICAL);
   }
 
   /**
@@ -48,7 +49,7 @@ public enum Algorithm {
    * only when forced (see {@link #COPYENGINE}).
    */
   public static Set<Algorithm> chosenOnCuda() {
-    return EnumSet.of(RING, ONESHOT, TWOSHOT, LL);
+    return EnumSet.of(RING, ONESHOT, TWOSHOT, LL, HIERARCHICAL);
   }
 
   /**

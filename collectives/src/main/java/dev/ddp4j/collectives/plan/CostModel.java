@@ -170,7 +170,9 @@ public final class CostModel {
     inter.reduce(interChunk);
     inter.channels(2 * channelPairs);
     double intraUs = (k - 1) * intra.stepUs();
-    return params.launchUs() + 2 * intraUs + 2.0 * (m - 1) * inter.stepUs();
+    // Three phases, each its own launch on GPUs (launchUs is 0 on CPUs): the cuda executor's
+    // reduce-scatter, all-reduce across the islands and all-gather are separate kernels.
+    return 3 * params.launchUs() + 2 * intraUs + 2.0 * (m - 1) * inter.stepUs();
   }
 
   /** Bus bandwidth of an all-reduce of {@code bytes} taking {@code us}: NCCL's busbw, GB/s. */

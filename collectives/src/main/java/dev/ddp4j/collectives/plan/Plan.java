@@ -49,4 +49,18 @@ public record Plan(
   public Algorithm algorithmFor(long bytes) {
     return predictionFor(bytes).chosen();
   }
+
+  /** Whether the plan runs {@code a} at some size. */
+  public boolean uses(Algorithm a) {
+    return table.stream().anyMatch(p -> p.chosen() == a);
+  }
+
+  /** The smallest size the plan runs {@code a} at, or -1 where it never does. */
+  public long smallestBytesOf(Algorithm a) {
+    return table.stream()
+        .filter(p -> p.chosen() == a)
+        .mapToLong(Prediction::bytes)
+        .min()
+        .orElse(-1);
+  }
 }

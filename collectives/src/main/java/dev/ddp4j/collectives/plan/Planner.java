@@ -144,6 +144,15 @@ public final class Planner {
   private static List<int[]> orderedIslands(Topology t, int[] devices) {
     List<int[]> out = new ArrayList<>();
     for (int[] island : Islands.of(t, devices)) {
+      // An island's reduce-scatter and all-gather are direct kernels on GPUs: every pair inside
+      // needs peer access, or the islands are no faster inside than between.
+      for (int a : island) {
+        for (int b : island) {
+          if (!t.peerAccess(devices[a], devices[b])) {
+            return List.of();
+          }
+        }
+      }
       out.add(RingSearch.best(new RingScorer(t, devices, null), island));
     }
     return out;

@@ -54,6 +54,57 @@ public final class RouteLines {
   }
 
   /**
+   * Where the plan runs the hierarchical all-reduce, what its phases cross: one line per island
+   * (reduce-scatter and all-gather inside it) and one per hop of each column (the ranks at the same
+   * position of every island, in island order), which all-reduces its block across the islands:
+   * {@code Hierarchical column 0/2 : 0[0] -> 2[2] via P2P/IPC over SYS (20 GB/s)}. Empty where the
+   * plan never runs it.
+   */
+  public static List<String> hierarchical(Topology t, Plan plan) {
+    return hierarchical(t, plan, -1);
+  }
+
+  /** The hierarchical lines of one rank: its island, and the column hops it sends on. */
+  public static List<String> hierarchicalOfRank(Topology t, Plan plan, int rank) {
+    return hierarchical(t, plan, rank);
+  }
+
+  private static List<String> hierarchical(Topology t, Plan plan, int rank) {
+    List<String> out = new ArrayList<>();
+    if (!plan.uses(Algorithm.HIERARCHICAL)) {
+      return out;
+    }
+    List<int[]> islands = plan.islands();
+    int k = islands.get(0).length;
+    int m = islands.size();
+    for (int i = 0; i < m; i++) {
+      int[] island = islands.get(i);
+      if (rank < 0 || java.util.Arrays.stream(island).anyMatch(r -> r == rank)) {
+        out.add(
+            String.format(
+                Locale.ROOT,
+                "Hierarchical island %d/%d : %s reduce-scatter and all-gather inside (from %s)",
+                i,
+                m,
+                java.util.Arrays.toString(island),
+                Sizes.human(plan.smallestBytesOf(Algorithm.HIERARCHICAL))));
+      }
+    }
+    for (int j = 0; j < k; j++) {
+      for (int i = 0; i < m && m > 1; i++) {
+        int a = islands.get(i)[j];
+        int b = islands.get((i + 1) % m)[j];
+        if (rank < 0 || a == rank) {
+          out.add(
+              String.format(
+                  Locale.ROOT, "Hierarchical column %d/%d : %s", j, k, hop(t, plan, a, b)));
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
    * {@code 0[0] -> 1[1] via P2P/IPC over NVL (NV12, 300 GB/s)}: ranks, [device], transport, path.
    */
   public static String hop(Topology t, Plan plan, int fromRank, int toRank) {

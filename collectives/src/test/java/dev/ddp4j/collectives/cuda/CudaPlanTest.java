@@ -75,6 +75,7 @@ class CudaPlanTest {
 
   @Test
   void shouldRunDirectKernelsOnEightNvSwitchGpusAndNeverATreeOrHierarchical() {
+    // One NVSwitch joins every pair alike: no islands, so no hierarchy.
     Plan p = plan(Fixtures.load(Fixtures.DGX_H100_8));
     assertThat(p.directOk()).isTrue();
     assertThat(p.algorithmFor(8)).isEqualTo(Algorithm.LL);
@@ -90,7 +91,9 @@ class CudaPlanTest {
     Topology t = Fixtures.load(Fixtures.A100_4);
     Plan p = plan(t);
     assertThat(p.directOk()).as("SYS pairs: no direct algorithms").isFalse();
-    assertThat(p.table()).extracting(Prediction::chosen).containsOnly(Algorithm.RING);
+    assertThat(p.table())
+        .extracting(Prediction::chosen)
+        .isSubsetOf(Algorithm.RING, Algorithm.HIERARCHICAL);
     List<String> lines = RouteLines.of(t, p);
     assertThat(lines)
         .anyMatch(l -> l.contains("0[0] -> 1[1] via P2P/IPC over NVL"))
@@ -99,11 +102,50 @@ class CudaPlanTest {
   }
 
   @Test
+  void shouldRunTheA100PairsHierarchicallyForAtLeastAThirdMoreBandwidthAt256MiB() {
+    Plan p = plan(Fixtures.load(Fixtures.A100_4));
+    assertThat(p.islands())
+        .extracting(java.util.Arrays::toString)
+        .containsExactly("[0, 1]", "[2, 3]");
+    Prediction big = p.predictionFor(256L << 20);
+    assertThat(big.chosen()).isEqualTo(Algorithm.HIERARCHICAL);
+    // The flat ring carries the whole message over the 20 GB/s socket link on two of its four
+    // hops, the hierarchy half of it: the issue asks for at least 1.3x (predicted 1.40x).
+    assertThat(big.busBwGbps(Algorithm.HIERARCHICAL) / big.busBwGbps(Algorithm.RING))
+        .isGreaterThanOrEqualTo(1.3);
+    // Fewer steps over the slow link, so also at small sizes (three launches and all).
+    assertThat(PlanSummary.bySize(p)).isEqualTo("hierarchical 8 B-4 GiB");
+    assertThat(p.smallestBytesOf(Algorithm.HIERARCHICAL)).isEqualTo(8);
+    // Between hosts the cuda group goes host-staged: no hierarchical plan there.
+    Topology two =
+        MultiHost.join(List.of(Fixtures.load(Fixtures.A100_4), Fixtures.load(Fixtures.A100_4)));
+    assertThat(plan(two).uses(Algorithm.HIERARCHICAL)).isFalse();
+  }
+
+  @Test
+  void shouldLeaveOutIslandsWhosePairsLackPeerAccess() {
+    Topology t = Fixtures.load(Fixtures.A100_4);
+    boolean[][] access = new boolean[4][4];
+    for (boolean[] row : access) {
+      java.util.Arrays.fill(row, true);
+    }
+    access[0][1] = access[1][0] = false;
+    Plan p = plan(t.withPeerAccess(access));
+    assertThat(p.islands()).isEmpty();
+    assertThat(p.uses(Algorithm.HIERARCHICAL)).isFalse();
+  }
+
+  @Test
   void shouldCrossTheSocketsOnlyTwiceOnEightPcieGpus() {
     Topology t = Fixtures.load(Fixtures.PCIE_8);
     Plan p = plan(t);
     assertThat(p.directOk()).as("SYS pairs: no direct algorithms").isFalse();
-    assertThat(p.table()).extracting(Prediction::chosen).containsOnly(Algorithm.RING);
+    assertThat(p.table())
+        .extracting(Prediction::chosen)
+        .isSubsetOf(Algorithm.RING, Algorithm.HIERARCHICAL);
+    // The sockets as islands of four: fewer slow steps below 16 MiB, the ring's bandwidth above.
+    assertThat(p.algorithmFor(8)).isEqualTo(Algorithm.HIERARCHICAL);
+    assertThat(p.algorithmFor(256L << 20)).isEqualTo(Algorithm.RING);
     int[] ring = p.rings().get(0);
     int crossings = 0;
     for (int i = 0; i < ring.length; i++) {
@@ -270,7 +312,7 @@ class CudaPlanTest {
                             () -> host,
                             h -> rank,
                             (job, devices) -> job,
-                            GpuPlanning.request(GpuPlanning.options(env.apply(rank), 64)),
+                            GpuPlanning.request(GpuPlanning.options(env.apply(rank), 64), true),
                             Duration.ofSeconds(20))
                         .plan();
                   } catch (RuntimeException e) {

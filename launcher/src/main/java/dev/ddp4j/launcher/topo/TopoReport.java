@@ -52,6 +52,7 @@ final class TopoReport {
       sb.append("Islands for the hierarchical algorithm: ")
           .append(plan.islands().stream().map(Arrays::toString).collect(Collectors.joining(" ")))
           .append('\n');
+      RouteLines.hierarchical(t, plan).forEach(l -> sb.append(l).append('\n'));
     }
     sb.append(
         "\nPredicted all-reduce bus bandwidth, GB/s (NCCL's busbw), and the chosen algorithm's time:\n");

@@ -8,6 +8,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,14 +44,34 @@ class TopoCommandTest {
     String[] r =
         run(Map.of(), "--from-nvidia-smi", fixture("a100-4gpu-nvlink-pairs.txt").toString());
     assertThat(r[0]).as(r[2]).isEqualTo("0");
-    // What a cuda group runs there: rings (no direct kernels across SYS, no hierarchical kernel).
+    // What a cuda group runs there: the hierarchy of the NVLink pairs (no direct kernels across
+    // SYS), the ring channels for the other collectives.
     assertThat(r[1])
         .contains("GPU0\t X \tNV12\tSYS\tSYS")
         .contains("Channel 00/02 : 0[0] -> 1[1] via P2P/IPC over NVL (NV12, 300 GB/s)")
         .contains("Bottleneck: GPU1 -> GPU2 over SYS at 20 GB/s")
+        .contains(
+            "Hierarchical island 0/2 : [0, 1] reduce-scatter and all-gather inside (from 8 B)")
+        .contains("Hierarchical column 0/2 : 0[0] -> 2[2] via P2P/IPC over SYS (20 GB/s)")
+        .contains("Hierarchical column 1/2 : 3[3] -> 1[1] via P2P/IPC over SYS (20 GB/s)")
         .contains("256 MiB")
-        .doesNotContain("  hierarchical (")
+        .contains("  hierarchical (")
         .contains("WARN GPU1 -> GPU2 crosses PCIe (SYS)");
+    // Every rank's route lines (what it logs at DDP4J_DEBUG=INFO) are lines topo printed.
+    dev.ddp4j.collectives.topology.Topology t =
+        dev.ddp4j.collectives.topology.TopologyDiscovery.readFile(
+            fixture("a100-4gpu-nvlink-pairs.txt"));
+    dev.ddp4j.collectives.plan.Plan plan =
+        dev.ddp4j.collectives.cuda.GpuPlanning.plan(t, new int[] {0, 1, 2, 3}, Map.of());
+    for (int rank = 0; rank < 4; rank++) {
+      List<String> logged =
+          new java.util.ArrayList<>(dev.ddp4j.collectives.plan.RouteLines.ofRank(t, plan, rank));
+      logged.addAll(dev.ddp4j.collectives.plan.RouteLines.hierarchicalOfRank(t, plan, rank));
+      assertThat(logged).hasSizeGreaterThan(2);
+      for (String line : logged) {
+        assertThat(r[1]).contains(line);
+      }
+    }
   }
 
   @Test
@@ -84,7 +105,7 @@ class TopoCommandTest {
         .contains("{\"a\": 0, \"b\": 1, \"type\": \"NV12\", \"gbps\": 300.00}")
         .contains("\"rings\": [[0, 1, 2, 3], [0, 1, 2, 3]]")
         .contains(
-            "{\"bytes\": 268435456, \"chosen\": \"ring\", \"predictedBusBwGBps\": {\"ring\": ");
+            "{\"bytes\": 268435456, \"chosen\": \"hierarchical\", \"predictedBusBwGBps\": {\"ring\": ");
     for (long bytes : TopoReport.SIZES) {
       assertThat(json).contains("{\"bytes\": " + bytes + ", ");
     }

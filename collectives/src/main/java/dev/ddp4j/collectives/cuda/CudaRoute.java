@@ -1,0 +1,56 @@
+package dev.ddp4j.collectives.cuda;
+
+import dev.ddp4j.DeviceBuffer;
+import dev.ddp4j.ReduceOp;
+import dev.ddp4j.Work;
+import java.util.List;
+import java.util.function.Supplier;
+import jcuda.driver.CUstream;
+
+/**
+ * How a cuda group moves each collective's data, chosen once when the group is created ({@link
+ * CudaRoutes#open}) from its plan and its pairs' peer access: {@link LocalRoute} (one rank), {@link
+ * PeerRoute} (every kernel over IPC, or the ring kernels around pairs without it), {@link
+ * StagedRoute} (through the host, between hosts) and {@link HierarchicalRoute} (islands, at the
+ * sizes the plan gives it). The group checks the buffers and orders the calls; a route queues the
+ * data movement on {@code stream} and returns the Work that completes with it.
+ */
+interface CudaRoute {
+
+  /** What a kernel route returns: the group's Work for what was queued on the stream. */
+  interface Completion {
+    Work after(CUstream stream, Supplier<String> what);
+  }
+
+  Work allReduce(
+      DeviceBuffer in, DeviceBuffer out, ReduceOp op, CUstream stream, Supplier<String> what);
+
+  Work broadcast(DeviceBuffer buffer, int root, CUstream stream, Supplier<String> what);
+
+  /** {@code part} is disjoint from {@code whole} or exactly block rank of it. */
+  Work allGather(DeviceBuffer part, DeviceBuffer whole, CUstream stream, Supplier<String> what);
+
+  /** {@code part} is disjoint from {@code whole} or exactly block rank of it. */
+  Work reduceScatter(
+      DeviceBuffer whole, DeviceBuffer part, ReduceOp op, CUstream stream, Supplier<String> what);
+
+  /** Every rank has called the barrier once {@code word} (an int on this GPU) is reduced. */
+  Work barrier(DeviceBuffer word, CUstream stream, Supplier<String> what);
+
+  /** {@code direct}, {@code ring 0-2-1-3}, {@code staged}, {@code local}, with any addition. */
+  String name();
+
+  /** Device memory the route allocated (scratch). */
+  long deviceBytes();
+
+  /** The most bytes one kernel launch reduces; larger messages run as several launches. */
+  long maxLaunchBytes();
+
+  /**
+   * Frees what the route holds, once every rank has stopped using it; needs the group's context
+   * current.
+   *
+   * @return the errors met on the way (empty when none)
+   */
+  List<RuntimeException> close();
+}

@@ -1,0 +1,106 @@
+package dev.ddp4j.collectives.cuda;
+
+import dev.ddp4j.Store;
+import dev.ddp4j.WorkerEnvironment;
+import dev.ddp4j.collectives.plan.Algorithm;
+import dev.ddp4j.collectives.plan.Plan;
+import dev.ddp4j.collectives.plan.PlannerOptions;
+import dev.ddp4j.collectives.topology.Topology;
+import java.time.Duration;
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUdevice;
+
+/**
+ * Opens the one {@link CudaRoute} a cuda group runs, from its agreed plan and its pairs: {@code
+ * local} for one rank, {@code staged} where a hop crosses hosts ({@link GpuPlanning#route}), else a
+ * {@link PeerRoute} (direct, or the ring around pairs without peer access), wrapped in a {@link
+ * HierarchicalRoute} where the plan runs the hierarchical algorithm at some size. Collective: every
+ * rank opens the same route with the same store prefix.
+ */
+final class CudaRoutes {
+
+  private CudaRoutes() {}
+
+  /** What every route of one group shares. */
+  record Group(
+      WorkerEnvironment worker,
+      Store store,
+      String prefix,
+      long groupNumber,
+      Duration timeout,
+      CUdevice device,
+      CUcontext context,
+      EventPool events,
+      CudaRoute.Completion done) {
+
+    int rank() {
+      return worker.rank();
+    }
+
+    int size() {
+      return worker.worldSize();
+    }
+  }
+
+  /**
+   * @param plan the agreed plan of the whole group
+   * @param topology the job's topology with every pair's peer access, which {@code plan} was made
+   *     from
+   * @param kernels the loaded all-reduce kernels (null for one rank); a route that needs none
+   *     unloads them
+   * @param chooser the kernel per launch (the plan's {@link PlanChooser}, or a harness's)
+   */
+  static CudaRoute open(
+      Group g,
+      Plan plan,
+      Topology topology,
+      PeerRouting routing,
+      PlannerOptions options,
+      AllReduceKernels kernels,
+      AllReduceChooser chooser,
+      long scratchBudgetBytes) {
+    String route = GpuPlanning.route(plan, routing);
+    if (route.equals("local")) {
+      return new LocalRoute(g.done());
+    }
+    if (route.equals("staged")) {
+      kernels.unload();
+      return new StagedRoute(
+          StagedPath.open(
+              g.worker(),
+              g.store(),
+              g.timeout(),
+              "cuda" + g.groupNumber() + "-staged",
+              g.context(),
+              g.events()));
+    }
+    boolean ringOnly = route.startsWith("ring");
+    int[] ring = plan.rings().get(0);
+    int rank = g.rank();
+    AllReduceLauncher launcher =
+        AllReduceLauncher.open(
+            rank,
+            g.size(),
+            g.device(),
+            g.store(),
+            g.prefix(),
+            g.timeout(),
+            chooser,
+            kernels,
+            scratchBudgetBytes,
+            ring,
+            ringOnly,
+            !routing.peerHop(PeerRing.prev(ring, rank), rank),
+            !routing.peerHop(rank, PeerRing.next(ring, rank)));
+    boolean ringKernels = ringOnly || options.forced().orElse(null) == Algorithm.RING;
+    CollectiveLauncher collectives =
+        ringKernels
+            ? null
+            : new CollectiveLauncher(rank, g.size(), g.timeout(), plan.wideChannels(), launcher);
+    PeerRoute flat = new PeerRoute(route, launcher, collectives, g.done());
+    if (!plan.uses(Algorithm.HIERARCHICAL)) {
+      return flat;
+    }
+    return HierarchicalRoute.open(g, flat, plan, topology, routing, options, scratchBudgetBytes);
+  }
+}

@@ -1,0 +1,378 @@
+package dev.ddp4j.collectives.cuda;
+
+import dev.ddp4j.DataType;
+import dev.ddp4j.DeviceBuffer;
+import dev.ddp4j.ReduceOp;
+import dev.ddp4j.Work;
+import dev.ddp4j.collectives.plan.Algorithm;
+import dev.ddp4j.collectives.plan.Plan;
+import dev.ddp4j.collectives.plan.Planner;
+import dev.ddp4j.collectives.plan.PlannerOptions;
+import dev.ddp4j.collectives.plan.Sizes;
+import dev.ddp4j.collectives.topology.Topology;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUevent_flags;
+import jcuda.driver.CUstream;
+import jcuda.driver.CUstream_flags;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * The hierarchical all-reduce of GPUs in islands (NVLink pairs joined by PCIe or the socket link),
+ * at the sizes the plan runs it; everything else goes the {@link PeerRoute} it wraps.
+ *
+ * <p>Each rank belongs to two sub-groups with scratch of their own: its island (k ranks, every pair
+ * with peer access) and its "column", the ranks at the same position of every island (m ranks,
+ * joined however the topology allows: IPC over PCIe or SYS, or the ring through host memory where
+ * they lack peer access). Each is planned by the one planner over its own devices. A message runs
+ * in chunks, each chunk in three phases; the column's phase runs on a stream of its own so that the
+ * slow link carries chunk i while the island reduces chunk i + 1:
+ *
+ * <pre>
+ *   caller stream: RS(0) RS(1) [wait X(0)] AG(0) RS(2) [wait X(1)] AG(1) ... [wait X(last)] AG(last)
+ *   column stream:  [wait RS(i)] all-reduce of block i across the islands, record X(i)
+ * </pre>
+ *
+ * RS is the island's reduce-scatter into block {@code islandRank} of the chunk (in place), AG its
+ * all-gather. Every rank queues the same launches in the same order on each sub-group, so the
+ * kernels' flags agree. AVG averages inside the island and then across the islands, which is the
+ * average over all ranks because islands are of equal size. Counts that k does not divide leave a
+ * tail of fewer than k elements, which runs the same phases through a k-element buffer.
+ */
+final class HierarchicalRoute implements CudaRoute {
+
+  /**
+   * A message runs as at least this many chunks where it is large enough, so that the column's
+   * phase hides behind the islands' for most of it.
+   */
+  static final int MIN_CHUNKS = 4;
+
+  /** Chunks no smaller: each costs three launches (~5 us each from the host). */
+  static final long MIN_CHUNK_BYTES = 256 << 10;
+
+  /** Chunks no larger: the pipeline fills and drains in one chunk's time. */
+  static final long MAX_CHUNK_BYTES = 8 << 20;
+
+  private final PeerRoute flat;
+  private final Plan plan;
+  private final int islandSize;
+  private final int islandRank;
+  private final String name;
+  private final AllReduceLauncher islandLauncher;
+  private final CollectiveLauncher island;
+  private final AllReduceLauncher column;
+  private final CUstream columnStream = new CUstream();
+  private final CUevent scattered = new CUevent();
+  private final CUevent[] reduced = {new CUevent(), new CUevent()};
+  private final CUdeviceptr tail = new CUdeviceptr();
+  private final CudaRoute.Completion done;
+
+  private HierarchicalRoute(
+      PeerRoute flat,
+      Plan plan,
+      int islandSize,
+      int islandRank,
+      String name,
+      AllReduceLauncher islandLauncher,
+      CollectiveLauncher island,
+      AllReduceLauncher column,
+      CudaRoute.Completion done) {
+    this.flat = flat;
+    this.plan = plan;
+    this.islandSize = islandSize;
+    this.islandRank = islandRank;
+    this.name = name;
+    this.islandLauncher = islandLauncher;
+    this.island = island;
+    this.column = column;
+    this.done = done;
+  }
+
+  /**
+   * Opens the island and column sub-groups of this rank (collective over each sub-group).
+   *
+   * @param plan the whole group's plan, with its islands
+   * @param topology what {@code plan} was made from (peer access included)
+   */
+  static HierarchicalRoute open(
+      CudaRoutes.Group g,
+      PeerRoute flat,
+      Plan plan,
+      Topology topology,
+      PeerRouting routing,
+      PlannerOptions options,
+      long scratchBudgetBytes) {
+    List<int[]> islands = plan.islands();
+    int k = islands.get(0).length;
+    int m = islands.size();
+    int myIsland = -1;
+    int pos = -1;
+    for (int i = 0; i < m; i++) {
+      for (int j = 0; j < k; j++) {
+        if (islands.get(i)[j] == g.rank()) {
+          myIsland = i;
+          pos = j;
+        }
+      }
+    }
+    int[] columnRanks = new int[m];
+    for (int i = 0; i < m; i++) {
+      columnRanks[i] = islands.get(i)[pos];
+    }
+    // Island and column kernels run at once on this GPU: each gets half of the resident channels.
+    int half = Math.max(1, options.maxChannels() / 2);
+    PlannerOptions sub =
+        new PlannerOptions(
+            Optional.empty(), Math.min(options.minChannels(), half), half, options.cost());
+    Plan islandPlan = subPlan(topology, plan, islands.get(myIsland), sub);
+    Plan columnPlan = subPlan(topology, plan, columnRanks, sub);
+    PeerRouting columnRouting = routing.among(columnRanks);
+    long budget = scratchBudgetBytes / 2;
+    AllReduceLauncher islandLauncher =
+        subLauncher(
+            g,
+            "island" + myIsland,
+            pos,
+            k,
+            islandPlan,
+            routing.among(islands.get(myIsland)),
+            budget);
+    AllReduceLauncher column =
+        subLauncher(g, "column" + pos, myIsland, m, columnPlan, columnRouting, budget);
+    CollectiveLauncher island =
+        new CollectiveLauncher(pos, k, g.timeout(), islandPlan.wideChannels(), islandLauncher);
+    String name =
+        flat.name()
+            + "; hierarchical from "
+            + Sizes.human(plan.smallestBytesOf(Algorithm.HIERARCHICAL))
+            + ": islands "
+            + islandsText(islands)
+            + ", across them "
+            + columnText(columnRanks, columnPlan, columnRouting);
+    HierarchicalRoute r =
+        new HierarchicalRoute(flat, plan, k, pos, name, islandLauncher, island, column, g.done());
+    Cu.check(
+        JCudaDriver.cuStreamCreate(r.columnStream, CUstream_flags.CU_STREAM_NON_BLOCKING),
+        "cuStreamCreate");
+    for (CUevent e : List.of(r.scattered, r.reduced[0], r.reduced[1])) {
+      Cu.check(
+          JCudaDriver.cuEventCreate(e, CUevent_flags.CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+    }
+    Cu.check(JCudaDriver.cuMemAlloc(r.tail, 8L * k), "cuMemAlloc of the tail buffer");
+    return r;
+  }
+
+  /** The plan of a sub-group: the one planner over its members' devices, no hierarchy inside. */
+  private static Plan subPlan(Topology t, Plan whole, int[] members, PlannerOptions o) {
+    int[] devices = new int[members.length];
+    for (int i = 0; i < members.length; i++) {
+      devices[i] = whole.devices()[members[i]];
+    }
+    Set<Algorithm> supported = EnumSet.copyOf(Algorithm.onCuda());
+    supported.remove(Algorithm.HIERARCHICAL);
+    Set<Algorithm> allowed = EnumSet.copyOf(Algorithm.chosenOnCuda());
+    allowed.remove(Algorithm.HIERARCHICAL);
+    return Planner.plan(t, devices, o, supported, allowed);
+  }
+
+  /**
+   * The launcher of a sub-group: the direct kernels where its plan allows them, else the ring in
+   * the members' order (islands are ordered by their lowest rank, so every rank and {@code
+   * RouteLines#hierarchical} see the same ring), a hop without peer access through host memory.
+   */
+  private static AllReduceLauncher subLauncher(
+      CudaRoutes.Group g,
+      String name,
+      int rank,
+      int size,
+      Plan plan,
+      PeerRouting routing,
+      long budget) {
+    int[] ring = new int[size];
+    for (int i = 0; i < size; i++) {
+      ring[i] = i;
+    }
+    boolean ringOnly = !plan.directOk();
+    return AllReduceLauncher.open(
+        rank,
+        size,
+        g.device(),
+        g.store(),
+        g.prefix() + "/" + name,
+        g.timeout(),
+        new PlanChooser(plan),
+        new AllReduceKernels(),
+        budget,
+        ring,
+        ringOnly,
+        ringOnly && !routing.peerHop((rank + size - 1) % size, rank),
+        ringOnly && !routing.peerHop(rank, (rank + 1) % size));
+  }
+
+  /**
+   * How a column crosses: {@code direct}, or {@code ring 0-2} with its hops through host memory.
+   */
+  private static String columnText(int[] members, Plan plan, PeerRouting routing) {
+    if (plan.directOk()) {
+      return "direct";
+    }
+    List<String> hops = new ArrayList<>();
+    StringBuilder ring = new StringBuilder("ring ");
+    for (int i = 0; i < members.length; i++) {
+      ring.append(i == 0 ? "" : "-").append(members[i]);
+      int next = (i + 1) % members.length;
+      if (!routing.peerHop(i, next)) {
+        hops.add(members[i] + "->" + members[next]);
+      }
+    }
+    return ring + (hops.isEmpty() ? "" : " (" + String.join(", ", hops) + " via host memory)");
+  }
+
+  private static String islandsText(List<int[]> islands) {
+    List<String> out = new ArrayList<>();
+    for (int[] i : islands) {
+      out.add(java.util.Arrays.toString(i));
+    }
+    return String.join(" ", out);
+  }
+
+  @Override
+  public Work allReduce(
+      DeviceBuffer in, DeviceBuffer out, ReduceOp op, CUstream stream, Supplier<String> what) {
+    if (in.count() == 0 || plan.algorithmFor(in.sizeBytes()) != Algorithm.HIERARCHICAL) {
+      return flat.allReduce(in, out, op, stream, what);
+    }
+    LocalRoute.copy(in, out, stream);
+    DataType t = out.dataType();
+    long count = out.count();
+    long body = count - count % islandSize;
+    long chunk = chunkElems(t.bytesFor(body), t);
+    DeviceBuffer previous = null;
+    int c = 0;
+    for (long at = 0; at < body; at += chunk, c++) {
+      DeviceBuffer whole = out.slice(at, Math.min(chunk, body - at));
+      scatterAndReduce(whole, op, stream, c);
+      if (previous != null) {
+        gather(previous, stream, c - 1);
+      }
+      previous = whole;
+    }
+    if (previous != null) {
+      gather(previous, stream, c - 1);
+    }
+    if (body < count) {
+      // The last count % k elements, through a k-element buffer: each island rank owns one.
+      long rest = count - body;
+      DeviceBuffer padded =
+          new DeviceBuffer(Cu.address(tail), out.deviceIndex(), out.stream(), islandSize, t);
+      DeviceBuffer src = out.slice(body, rest);
+      LocalRoute.copy(src, padded.slice(0, rest), stream);
+      scatterAndReduce(padded, op, stream, c);
+      gather(padded, stream, c);
+      LocalRoute.copy(padded.slice(0, rest), src, stream);
+    }
+    return done.after(stream, what);
+  }
+
+  /** Elements per chunk: a multiple of k, {@link #MIN_CHUNKS} or more chunks within the bounds. */
+  private long chunkElems(long bodyBytes, DataType t) {
+    long bytes = Math.max(MIN_CHUNK_BYTES, Math.min(MAX_CHUNK_BYTES, bodyBytes / MIN_CHUNKS));
+    long elems = bytes / t.sizeBytes();
+    return Math.max(islandSize, elems - elems % islandSize);
+  }
+
+  /** RS of {@code whole} into its block {@code islandRank}, then the column's all-reduce of it. */
+  private void scatterAndReduce(DeviceBuffer whole, ReduceOp op, CUstream stream, int c) {
+    DeviceBuffer block = block(whole);
+    island.reduceScatter(whole, block, op, stream);
+    Cu.check(JCudaDriver.cuEventRecord(scattered, stream), "cuEventRecord");
+    Cu.check(JCudaDriver.cuStreamWaitEvent(columnStream, scattered, 0), "cuStreamWaitEvent");
+    column.reduce(block, block, op, columnStream);
+    // Two events alternate: a wait binds to the record before it, so chunk c's may be recorded
+    // again only after the caller stream's wait for it was queued (at chunk c + 1).
+    Cu.check(JCudaDriver.cuEventRecord(reduced[c & 1], columnStream), "cuEventRecord");
+  }
+
+  /** Once the column has reduced chunk {@code c}, the island's all-gather of it. */
+  private void gather(DeviceBuffer whole, CUstream stream, int c) {
+    Cu.check(JCudaDriver.cuStreamWaitEvent(stream, reduced[c & 1], 0), "cuStreamWaitEvent");
+    DeviceBuffer block = block(whole);
+    island.allGather(block.devicePointer(), whole.devicePointer(), block.sizeBytes(), stream);
+  }
+
+  private DeviceBuffer block(DeviceBuffer whole) {
+    long n = whole.count() / islandSize;
+    return whole.slice(islandRank * n, n);
+  }
+
+  @Override
+  public Work broadcast(DeviceBuffer buffer, int root, CUstream stream, Supplier<String> what) {
+    return flat.broadcast(buffer, root, stream, what);
+  }
+
+  @Override
+  public Work allGather(
+      DeviceBuffer part, DeviceBuffer whole, CUstream stream, Supplier<String> what) {
+    return flat.allGather(part, whole, stream, what);
+  }
+
+  @Override
+  public Work reduceScatter(
+      DeviceBuffer whole, DeviceBuffer part, ReduceOp op, CUstream stream, Supplier<String> what) {
+    return flat.reduceScatter(whole, part, op, stream, what);
+  }
+
+  @Override
+  public Work barrier(DeviceBuffer word, CUstream stream, Supplier<String> what) {
+    return flat.barrier(word, stream, what);
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public long deviceBytes() {
+    return flat.deviceBytes()
+        + islandLauncher.allocatedBytes()
+        + column.allocatedBytes()
+        + 8L * islandSize;
+  }
+
+  @Override
+  public long maxLaunchBytes() {
+    return flat.maxLaunchBytes();
+  }
+
+  @Override
+  public List<RuntimeException> close() {
+    List<RuntimeException> errors = new ArrayList<>(flat.close());
+    for (AutoCloseable c : List.<AutoCloseable>of(island, islandLauncher, column)) {
+      try {
+        c.close();
+      } catch (RuntimeException e) {
+        errors.add(e);
+      } catch (Exception e) {
+        errors.add(new RuntimeException(e));
+      }
+    }
+    JCudaDriver.cuMemFree(tail);
+    JCudaDriver.cuStreamDestroy(columnStream);
+    for (CUevent e : List.of(scattered, reduced[0], reduced[1])) {
+      JCudaDriver.cuEventDestroy(e);
+    }
+    return errors;
+  }
+
+  @Override
+  public String toString() {
+    return flat + "; island " + islandLauncher + "; column " + column;
+  }
+}
