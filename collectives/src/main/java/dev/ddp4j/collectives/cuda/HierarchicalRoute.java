@@ -42,8 +42,9 @@ import jcuda.driver.JCudaDriver;
  * RS is the island's reduce-scatter into block {@code islandRank} of the chunk (in place), AG its
  * all-gather. Every rank queues the same launches in the same order on each sub-group, so the
  * kernels' flags agree. AVG averages inside the island and then across the islands, which is the
- * average over all ranks because islands are of equal size. Counts that k does not divide leave a
- * tail of fewer than k elements, which runs the same phases through a k-element buffer.
+ * average over all ranks because islands are of equal size (for floating point; an integer AVG runs
+ * the flat route, whose one division truncates once). Counts that k does not divide leave a tail of
+ * fewer than k elements, which runs the same phases through a k-element buffer.
  */
 final class HierarchicalRoute implements CudaRoute {
 
@@ -245,7 +246,10 @@ final class HierarchicalRoute implements CudaRoute {
   @Override
   public Work allReduce(
       DeviceBuffer in, DeviceBuffer out, ReduceOp op, CUstream stream, Supplier<String> what) {
-    if (in.count() == 0 || plan.algorithmFor(in.sizeBytes()) != Algorithm.HIERARCHICAL) {
+    // An integer AVG truncates: the island's average of truncated averages is not the truncated
+    // average of all ranks (seen off by one on the GPU), so integers average on the flat route.
+    boolean exact = op != ReduceOp.AVG || in.dataType().isFloatingPoint();
+    if (in.count() == 0 || !exact || plan.algorithmFor(in.sizeBytes()) != Algorithm.HIERARCHICAL) {
       return flat.allReduce(in, out, op, stream, what);
     }
     LocalRoute.copy(in, out, stream);
