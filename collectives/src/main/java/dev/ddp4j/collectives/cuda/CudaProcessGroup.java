@@ -106,6 +106,8 @@ public final class CudaProcessGroup implements ProcessGroup {
    */
   private final String route;
 
+  private final dev.ddp4j.collectives.stall.StallInspector stalls;
+
   private CudaProcessGroup(
       WorkerEnvironment worker,
       Store store,
@@ -147,6 +149,9 @@ public final class CudaProcessGroup implements ProcessGroup {
     JCudaDriver.cuDeviceGetAttribute(sms, DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
     long groupNumber = store.add("ddp4j/cuda/groups/rank" + rank, 1);
     this.prefix = "ddp4j/cuda/" + worker.restartCount() + "/" + groupNumber;
+    this.stalls =
+        dev.ddp4j.collectives.stall.StallInspector.start(
+            "cuda group " + groupNumber, store, prefix + "/", rank, size, System.getenv());
     Cu.check(
         JCudaDriver.cuStreamCreate(internalStream, CUstream_flags.CU_STREAM_NON_BLOCKING),
         "cuStreamCreate");
@@ -211,7 +216,7 @@ public final class CudaProcessGroup implements ProcessGroup {
     this.staged =
         staging
             ? StagedPath.open(
-                worker, store, timeout, "cuda" + groupNumber + "-staged", context, events)
+                worker, store, timeout, "cuda" + groupNumber + "-staged", context, events, stalls)
             : null;
     this.launcher =
         size > 1 && !staging
@@ -550,6 +555,7 @@ public final class CudaProcessGroup implements ProcessGroup {
     CudaWork w = new CudaWork(collectiveSeq++, what, timeout, context, events, event);
     inflight.addLast(w);
     lastWork = w;
+    stalls.issued(w, what);
     return w;
   }
 
@@ -591,6 +597,7 @@ public final class CudaProcessGroup implements ProcessGroup {
       }
     }
     inflight.clear();
+    stalls.close();
     if (staged != null) {
       errors.addAll(staged.close());
     }
