@@ -57,8 +57,7 @@ public final class StallInspector implements AutoCloseable {
   private final Thread thread;
   private volatile boolean closed;
   private boolean storeErrorLogged;
-  private long watchedSequence = -1;
-  private long watchedSinceMs;
+  private CollectiveLedger.Call watched; // this rank's oldest unfinished collective, or null
   private long nextReportMs;
   private Diagnosis reported; // what this rank logged for the watched collective
   private Diagnosis adopted; // what another rank logged, read while this one waits
@@ -147,9 +146,9 @@ public final class StallInspector implements AutoCloseable {
               DebugLog.Level.WARN,
               "stall inspector of "
                   + ledger.group()
-                  + " cannot use the store ("
-                  + e.getMessage()
-                  + "); it keeps trying, reports may be missing meanwhile");
+                  + " failed ("
+                  + e
+                  + "); it keeps trying, stall reports may be missing meanwhile");
         }
       }
       try {
@@ -163,14 +162,13 @@ public final class StallInspector implements AutoCloseable {
   private void tick(long nowMs) {
     CollectiveLedger.Call p = ledger.oldestUnfinished();
     publish(nowMs, p);
-    if (p == null || p.sequence() != watchedSequence) {
+    if (p != watched) {
       resolved(nowMs);
-      watchedSequence = p == null ? -1 : p.sequence();
-      watchedSinceMs = p == null ? 0 : p.wallMs();
+      watched = p;
       nextReportMs = warnMs;
-      if (p == null) {
-        return;
-      }
+    }
+    if (p == null) {
+      return;
     }
     long waitedMs = nowMs - p.wallMs();
     if (waitedMs < warnMs) {
@@ -194,8 +192,14 @@ public final class StallInspector implements AutoCloseable {
     }
   }
 
-  /** This rank's collective finished (or it moved on): a stall it reported is over. */
+  /**
+   * The watched collective finished. If it succeeded, a stall reported on it is over; if it failed
+   * (timed out), the report stays {@link #latest} for the worker's error record.
+   */
   private void resolved(long nowMs) {
+    if (watched == null || !watched.work().isSuccess()) {
+      return;
+    }
     Diagnosis d = latest;
     if (d != null && (d == reported || d == adopted)) {
       latest = null;
@@ -206,10 +210,12 @@ public final class StallInspector implements AutoCloseable {
           DebugLog.Level.WARN,
           "stall in "
               + ledger.group()
-              + " over: #"
-              + reported.sequence()
-              + " finished or moved on after "
-              + StallReport.seconds(nowMs - watchedSinceMs));
+              + " over: "
+              + watched.what().get()
+              + " #"
+              + watched.sequence()
+              + " finished after "
+              + StallReport.seconds(nowMs - watched.wallMs()));
       reported = null;
     }
   }
