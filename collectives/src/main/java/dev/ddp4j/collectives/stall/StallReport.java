@@ -2,8 +2,10 @@ package dev.ddp4j.collectives.stall;
 
 import dev.ddp4j.collectives.stall.LedgerSnapshot.Entry;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The one line a stall is reported in, worked out from every rank's {@link LedgerSnapshot}: which
@@ -15,6 +17,9 @@ import java.util.Locale;
  * frozen), whatever its last snapshot says, and is always named.
  */
 record StallReport(String line, List<Integer> culprits) {
+
+  /** Places named at most in one line; the rest are counted. */
+  static final int MAX_PLACES = 8;
 
   /**
    * The report of rank {@code me}, or null when another rank reports this stall.
@@ -37,16 +42,30 @@ record StallReport(String line, List<Integer> culprits) {
     }
     List<Integer> waiting = new ArrayList<>();
     List<Integer> culprits = new ArrayList<>();
-    List<String> where = new ArrayList<>();
+    Map<String, List<Integer>> ranksByPlace = new LinkedHashMap<>();
     for (int q = 0; q < all.size(); q++) {
       LedgerSnapshot o = all.get(q);
-      String at = q == me ? null : whereIs(q, o, s, mine.what(), nowMs, staleMs);
+      String at = q == me ? null : whereIs(o, s, mine.what(), nowMs, staleMs);
       if (q == me || (at == null && o.pending() != null && o.pending().sequence() == s)) {
         waiting.add(q);
       } else if (at != null) {
         culprits.add(q);
-        where.add(at);
+        ranksByPlace.computeIfAbsent(at, k -> new ArrayList<>()).add(q);
       }
+    }
+    List<String> where = new ArrayList<>();
+    for (Map.Entry<String, List<Integer>> e : ranksByPlace.entrySet()) {
+      if (where.size() == MAX_PLACES) {
+        where.add("and " + (ranksByPlace.size() - MAX_PLACES) + " more places");
+        break;
+      }
+      boolean many = e.getValue().size() > 1;
+      where.add(
+          ranks(e.getValue())
+              + " "
+              + e.getKey()
+                  .replace("{is}", many ? "are" : "is")
+                  .replace("{has}", many ? "have" : "has"));
     }
     String waited =
         ranks(waiting)
@@ -73,13 +92,13 @@ record StallReport(String line, List<Integer> culprits) {
   }
 
   /**
-   * Where rank {@code q} is, said when it holds up collective {@code s}; null when it does not (it
-   * waits in {@code s} too, or already finished it).
+   * Where a rank is, said when it holds up collective {@code s}, with {@code {is}} and {@code
+   * {has}} for verbs (ranks in the same place share one clause); null when it does not (it waits in
+   * {@code s} too, or already finished it).
    */
-  private static String whereIs(
-      int q, LedgerSnapshot o, long s, String what, long nowMs, long staleMs) {
+  private static String whereIs(LedgerSnapshot o, long s, String what, long nowMs, long staleMs) {
     if (o == null) {
-      return "rank " + q + " has published nothing (has it created this group?)";
+      return "{has} published nothing (did it create this group?)";
     }
     Entry p = o.pending();
     Entry last = o.last();
@@ -96,9 +115,7 @@ record StallReport(String line, List<Integer> culprits) {
                       + last.site()
                       + ")"
                   : "before its first collective";
-      return "rank "
-          + q
-          + " has been silent for "
+      return "{has} been silent for "
           + seconds(nowMs - o.atMs())
           + " (no heartbeat: the process is stopped, frozen or swapping; "
           + seen
@@ -108,9 +125,7 @@ record StallReport(String line, List<Integer> culprits) {
       if (p.sequence() > s || (p.sequence() == s && p.what().equals(what))) {
         return null;
       }
-      return "rank "
-          + q
-          + " is in "
+      return "{is} in "
           + (p.sequence() == s
               ? p.what() + " #" + s + ", a different collective"
               : p.op() + " #" + p.sequence())
@@ -123,8 +138,8 @@ record StallReport(String line, List<Integer> culprits) {
     }
     String since =
         last == null
-            ? "has not called a collective yet"
-            : "has not called a collective for "
+            ? "{has} not called a collective yet"
+            : "{has} not called a collective for "
                 + seconds(nowMs - last.wallMs())
                 + " (last: "
                 + last.op()
@@ -136,9 +151,7 @@ record StallReport(String line, List<Integer> culprits) {
     LedgerSnapshot.Elsewhere e = o.elsewhere();
     if (e != null) {
       Entry c = e.call();
-      return "rank "
-          + q
-          + " is in "
+      return "{is} in "
           + c.op()
           + " #"
           + c.sequence()
@@ -149,7 +162,7 @@ record StallReport(String line, List<Integer> culprits) {
           + ") and here "
           + since;
     }
-    return "rank " + q + " " + since;
+    return since;
   }
 
   /** {@code rank 3}, {@code ranks 0-2}, {@code ranks 0, 2, 5-7}. */
