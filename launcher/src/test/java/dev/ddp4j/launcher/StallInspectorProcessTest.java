@@ -29,7 +29,7 @@ class StallInspectorProcessTest {
       assertThat(line)
           .startsWith("[rank0]:")
           .contains(STALL + "rank 1 has not called a collective for ")
-          .contains("(last: allReduce #9 at StallWorker.step(StallWorker.java:")
+          .contains("(last: allReduce #9; now at StallWorker.sleep(StallWorker.java:")
           .contains("; ranks 0, 2 have waited ")
           .contains(" in allReduce #10 (StallWorker.step(StallWorker.java:");
       int code = run.exitCode(Duration.ofSeconds(60));
@@ -65,15 +65,16 @@ class StallInspectorProcessTest {
           .startsWith("[rank0]:")
           .contains(STALL + "rank 1 is in allReduce #0 of cpu group g1 (StallWorker.group(")
           .contains("and here has not called a collective for ")
-          .contains("(last: allReduce #4 at StallWorker.step(")
+          .contains("(last: allReduce #4; now at StallWorker.group(")
           .contains("; ranks 0, 2 have waited ")
           .contains(" in allReduce #5 (StallWorker.step(");
       String other = awaitLine(run, "stall in cpu group g1: ", Duration.ofSeconds(5));
       assertThat(other)
           .startsWith("[rank1]:")
-          .contains("rank 0 is in allReduce #5 of cpu group g0 (StallWorker.step(")
-          .contains("rank 2 is in allReduce #5 of cpu group g0 (StallWorker.step(")
-          .contains("and here has not called a collective yet")
+          .contains(
+              "stall in cpu group g1: ranks 0, 2 are in allReduce #5 of cpu group g0"
+                  + " (StallWorker.step(")
+          .contains("and here have not called a collective yet")
           .contains("; rank 1 has waited ")
           .contains(" in allReduce #0 (StallWorker.group(");
       assertThat(run.exitCode(Duration.ofSeconds(60))).as(run.output()).isZero();

@@ -1,60 +1,53 @@
 package dev.ddp4j.collectives.stall;
 
-import java.util.Optional;
-import java.util.stream.Stream;
-
 /**
- * Where a collective was called from: the first stack frame outside ddp4j's collectives and API
- * packages (user code, or ddp-runtime such as {@code GradientReducer}), and when that frame is a
- * library's, also the first frame outside ddp4j, DL4J and ND4J (the user's training loop) if it is
- * within {@value #MAX_DEPTH} frames. Captured on every call with a depth-limited {@link
- * StackWalker} (CallSiteBench measures it); formatted only when a snapshot is published.
+ * Where a thread is, as a stall report says it: the first frame of its stack outside ddp4j's
+ * collectives and API packages and the JDK (user code, or ddp-runtime such as {@code
+ * GradientReducer}), and when that frame is a library's, also the first frame outside ddp4j, DL4J
+ * and ND4J (the user's training loop).
+ *
+ * <p>Taken by the inspector's thread from the thread that issued a collective, at most twice per
+ * heartbeat, never on the collective's path: a thread blocked in {@code Work.await} is at the call
+ * site, and one that moved on is where it is now, which is what a report needs. (A {@link
+ * StackWalker} on every call cost 0.6-1.7 us on the 2-core CI machine, CallSiteBench, more than a
+ * small all-reduce can spare.)
  */
-public final class CallSite {
+final class CallSite {
 
-  /** Frames looked at, enough to leave DdpModel's hooks inside DL4J's backward pass. */
-  private static final int MAX_DEPTH = 40;
+  private CallSite() {}
 
-  private static final StackWalker WALKER = StackWalker.getInstance();
-
-  private final StackWalker.StackFrame first;
-  private final StackWalker.StackFrame user; // null when first is already user code
-
-  private CallSite(StackWalker.StackFrame first, StackWalker.StackFrame user) {
-    this.first = first;
-    this.user = user;
+  /**
+   * e.g. {@code GradientReducer.launch(GradientReducer.java:88) < Train.main(Train.java:120)}; "its
+   * thread ended" or "no frame outside ddp4j" where there is nothing to show.
+   */
+  static String of(Thread thread) {
+    if (!thread.isAlive()) {
+      return "its thread ended";
+    }
+    StackTraceElement[] stack = thread.getStackTrace();
+    StackTraceElement first = null;
+    for (StackTraceElement f : stack) {
+      String cls = f.getClassName();
+      if (first == null) {
+        if (!internal(cls)) {
+          first = f;
+          if (!library(cls)) {
+            return format(f);
+          }
+        }
+      } else if (!library(cls)) {
+        return format(first) + " < " + format(f);
+      }
+    }
+    return first == null ? "no frame outside ddp4j" : format(first);
   }
 
-  /** The call site of the collective being issued on this thread; null if none was found. */
-  public static CallSite capture() {
-    return WALKER.walk(CallSite::find);
-  }
-
-  private static CallSite find(Stream<StackWalker.StackFrame> frames) {
-    StackWalker.StackFrame[] found = new StackWalker.StackFrame[2];
-    frames
-        .limit(MAX_DEPTH)
-        .filter(f -> !internal(f.getClassName()))
-        .filter(
-            f -> {
-              if (found[0] == null) {
-                found[0] = f;
-                return !library(f.getClassName());
-              }
-              if (!library(f.getClassName())) {
-                found[1] = f;
-                return true;
-              }
-              return false;
-            })
-        .findFirst();
-    return found[0] == null ? null : new CallSite(found[0], found[1]);
-  }
-
-  /** ddp-api ({@code dev.ddp4j}, {@code dev.ddp4j.spi}) and the collectives module. */
+  /** ddp-api ({@code dev.ddp4j}, {@code dev.ddp4j.spi}), the collectives module, and the JDK. */
   static boolean internal(String className) {
     if (!className.startsWith("dev.ddp4j.")) {
-      return className.startsWith("java.") || className.startsWith("jdk.");
+      return className.startsWith("java.")
+          || className.startsWith("jdk.")
+          || className.startsWith("sun.");
     }
     String rest = className.substring("dev.ddp4j.".length());
     return rest.indexOf('.') < 0 || rest.startsWith("spi.") || rest.startsWith("collectives.");
@@ -65,21 +58,13 @@ public final class CallSite {
     return className.startsWith("dev.ddp4j.")
         || className.startsWith("org.deeplearning4j.")
         || className.startsWith("org.nd4j.")
-        || className.startsWith("java.")
-        || className.startsWith("jdk.")
-        || className.startsWith("sun.");
+        || internal(className);
   }
 
-  /** e.g. {@code GradientReducer.launch(GradientReducer.java:88) < Train.main(Train.java:120)}. */
-  @Override
-  public String toString() {
-    return user == null ? format(first) : format(first) + " < " + format(user);
-  }
-
-  static String format(StackWalker.StackFrame f) {
+  static String format(StackTraceElement f) {
     String cls = f.getClassName();
     String simple = cls.substring(cls.lastIndexOf('.') + 1);
-    String file = Optional.ofNullable(f.getFileName()).orElse("?");
+    String file = f.getFileName() == null ? "?" : f.getFileName();
     return simple + "." + f.getMethodName() + "(" + file + ":" + f.getLineNumber() + ")";
   }
 }

@@ -8,9 +8,10 @@ import java.util.function.Supplier;
 
 /**
  * The collectives one rank of a group has issued and not yet seen finish, plus the last few it
- * issued, with where each was called from. Backends call {@link #issued} once per collective (the
- * only cost on their path: a call-site walk and a lock nobody else holds but the inspector, a few
- * times a second); the {@link StallInspector} reads it. Completion is asked of the {@link Work}
+ * issued, each with the thread that issued it. Backends call {@link #issued} once per collective
+ * (the only cost on their path: an entry and a lock nobody else takes but the inspector, a few
+ * times a second; CallSiteBench); the {@link StallInspector} reads it, and takes call sites from
+ * the issuing threads ({@link CallSite}) off that path. Completion is asked of the {@link Work}
  * itself, so neither backend reports it.
  */
 public final class CollectiveLedger {
@@ -25,17 +26,44 @@ public final class CollectiveLedger {
   private static final int TRIM_ABOVE = 64;
 
   /** One issued collective. */
-  record Call(long sequence, Supplier<String> what, Work work, long wallMs, CallSite site) {
+  static final class Call {
+    final long sequence;
+    final Supplier<String> what;
+    final Work work;
+    final long wallMs;
+    final Thread thread;
+
+    /** Where {@link #thread} was when the inspector first saw this call unfinished; or null. */
+    private volatile String site;
+
+    Call(long sequence, Supplier<String> what, Work work, long wallMs, Thread thread) {
+      this.sequence = sequence;
+      this.what = what;
+      this.work = work;
+      this.wallMs = wallMs;
+      this.thread = thread;
+    }
+
+    /** This call's site, taken from its thread the first time it is asked. */
+    String site() {
+      String s = site;
+      if (s == null) {
+        s = CallSite.of(thread);
+        site = s;
+      }
+      return s;
+    }
 
     /**
-     * e.g. {@code 17|allReduce of 4096 float32 with SUM|1718000000000|Train.main(Train.java:9)}.
+     * {@code sequence|what|wall-clock ms issued|where}, e.g. {@code 17|allReduce of 4096 float32
+     * with SUM|1718000000000|Train.main(Train.java:9)}; {@code where} may be empty.
      */
-    String encode() {
-      return sequence + "|" + clean(what.get()) + "|" + wallMs + "|" + clean(String.valueOf(site));
+    String encode(String where) {
+      return sequence + "|" + clean(what.get()) + "|" + wallMs + "|" + clean(where);
     }
 
     private static String clean(String s) {
-      return s.replace('|', '/').replace('\n', ' ');
+      return s == null ? "" : s.replace('|', '/').replace('\n', ' ');
     }
   }
 
@@ -57,26 +85,21 @@ public final class CollectiveLedger {
 
   /** Records a collective just issued; {@code what} is asked only when a snapshot is taken. */
   public void issued(Work work, Supplier<String> what) {
-    CallSite site = CallSite.capture();
+    Thread thread = Thread.currentThread();
     long wallMs = System.currentTimeMillis();
     synchronized (this) {
-      Call c = new Call(work.sequenceNumber(), what, work, wallMs, site);
+      Call c = new Call(work.sequenceNumber(), what, work, wallMs, thread);
       recent[(int) (issued++ % RECENT)] = c;
       unfinished.addLast(c);
-      if (unfinished.size() > TRIM_ABOVE && unfinished.peekFirst().work().isCompleted()) {
+      if (unfinished.size() > TRIM_ABOVE && unfinished.peekFirst().work.isCompleted()) {
         unfinished.pollFirst();
       }
     }
   }
 
-  /** How many collectives were issued. */
-  synchronized long issuedCount() {
-    return issued;
-  }
-
   /** The oldest issued collective that has not finished, or null; forgets finished ones. */
   synchronized Call oldestUnfinished() {
-    while (!unfinished.isEmpty() && unfinished.peekFirst().work().isCompleted()) {
+    while (!unfinished.isEmpty() && unfinished.peekFirst().work.isCompleted()) {
       unfinished.pollFirst();
     }
     return unfinished.peekFirst();

@@ -13,7 +13,8 @@ import java.util.List;
  * rank=3
  * at=1718000000123                       wall-clock ms of publishing
  * pending=17|allReduce of 4096 float32 with SUM|1718000000000|Train.main(Train.java:9)
- * recent=14|...                          up to 4 lines, oldest first
+ * recent=14|...|                        up to 4 lines, oldest first; only the latest has a site:
+ *                                        where its thread is now
  * elsewhere=cpu group g1|0|barrier|1718000000050|Eval.run(Eval.java:30)
  * </pre>
  *
@@ -60,14 +61,18 @@ record LedgerSnapshot(int rank, long atMs, Entry pending, List<Entry> recent, El
     StringBuilder b = new StringBuilder();
     b.append("rank=").append(rank).append('\n').append("at=").append(atMs).append('\n');
     if (pending != null) {
-      b.append("pending=").append(pending.encode()).append('\n');
+      b.append("pending=").append(pending.encode(pending.site())).append('\n');
     }
-    for (CollectiveLedger.Call c : recent) {
-      b.append("recent=").append(c.encode()).append('\n');
+    for (int i = 0; i < recent.size(); i++) {
+      CollectiveLedger.Call c = recent.get(i);
+      // The latest call's thread is shown where it is now: an idle rank's is where it idles.
+      String where =
+          i < recent.size() - 1 ? null : c == pending ? pending.site() : CallSite.of(c.thread);
+      b.append("recent=").append(c.encode(where)).append('\n');
     }
     if (elsewhere != null) {
       b.append("elsewhere=").append(elsewhereGroup.replace('|', '/')).append('|');
-      b.append(elsewhere.encode()).append('\n');
+      b.append(elsewhere.encode(elsewhere.site())).append('\n');
     }
     return b.toString().getBytes(StandardCharsets.UTF_8);
   }

@@ -170,7 +170,7 @@ public final class StallInspector implements AutoCloseable {
     if (p == null) {
       return;
     }
-    long waitedMs = nowMs - p.wallMs();
+    long waitedMs = nowMs - p.wallMs;
     if (waitedMs < warnMs) {
       return;
     }
@@ -181,14 +181,14 @@ public final class StallInspector implements AutoCloseable {
       StallReport r = report(nowMs);
       if (r != null) {
         log.log(DebugLog.Level.WARN, r.line());
-        reported = new Diagnosis(ledger.group(), p.sequence(), r.line(), r.culprits());
+        reported = new Diagnosis(ledger.group(), p.sequence, r.line(), r.culprits());
         latest = reported;
         store.set(prefix + "stall/diagnosis", encode(reported, nowMs));
         return;
       }
     }
     if (reported == null) {
-      adoptReport(p.wallMs());
+      adoptReport(p.wallMs);
     }
   }
 
@@ -197,7 +197,7 @@ public final class StallInspector implements AutoCloseable {
    * (timed out), the report stays {@link #latest} for the worker's error record.
    */
   private void resolved(long nowMs) {
-    if (watched == null || !watched.work().isSuccess()) {
+    if (watched == null || !watched.work.isSuccess()) {
       return;
     }
     Diagnosis d = latest;
@@ -211,11 +211,11 @@ public final class StallInspector implements AutoCloseable {
           "stall in "
               + ledger.group()
               + " over: "
-              + watched.what().get()
+              + watched.what.get()
               + " #"
-              + watched.sequence()
+              + watched.sequence
               + " finished after "
-              + StallReport.seconds(nowMs - watched.wallMs()));
+              + StallReport.seconds(nowMs - watched.wallMs));
       reported = null;
     }
   }
@@ -226,7 +226,7 @@ public final class StallInspector implements AutoCloseable {
     for (StallInspector s : LIVE) {
       if (s != this) {
         CollectiveLedger.Call c = s.ledger.oldestUnfinished();
-        if (c != null && (other == null || c.wallMs() < other.wallMs())) {
+        if (c != null && (other == null || c.wallMs < other.wallMs)) {
           other = c;
           otherGroup = s.ledger.group();
         }

@@ -107,13 +107,7 @@ record StallReport(String line, List<Integer> culprits) {
           p != null
               ? "last seen in " + p.op() + " #" + p.sequence() + " (" + p.site() + ")"
               : last != null
-                  ? "last seen after "
-                      + last.op()
-                      + " #"
-                      + last.sequence()
-                      + " ("
-                      + last.site()
-                      + ")"
+                  ? "last seen after " + last.op() + " #" + last.sequence() + ", at " + last.site()
                   : "before its first collective";
       return "{has} been silent for "
           + seconds(nowMs - o.atMs())
@@ -145,7 +139,7 @@ record StallReport(String line, List<Integer> culprits) {
                 + last.op()
                 + " #"
                 + last.sequence()
-                + " at "
+                + "; now at "
                 + last.site()
                 + ")";
     LedgerSnapshot.Elsewhere e = o.elsewhere();

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 
 /** Who reports a stall and what its line says, from snapshots as ranks publish them. */
@@ -25,7 +26,7 @@ class StallReportTest {
     assertThat(r.line())
         .isEqualTo(
             "stall in cpu group g0: rank 1 has not called a collective for 31 s (last: allReduce"
-                + " #16 at Train.main(Train.java:9)); ranks 0, 2 have waited 30 s in allReduce #17"
+                + " #16; now at Train.main(Train.java:9)); ranks 0, 2 have waited 30 s in allReduce #17"
                 + " (Train.main(Train.java:9))");
     assertThat(r.culprits()).containsExactly(1);
     assertThat(StallReport.of("cpu group g0", 2, all, NOW, STALE_MS)).isNull();
@@ -66,7 +67,7 @@ class StallReportTest {
     assertThat(r.line())
         .isEqualTo(
             "stall in cpu group g0: rank 2 has not called a collective for 33 s (last: allReduce"
-                + " #7 at Train.main(Train.java:9)); rank 1 has waited 32 s in allReduce #8"
+                + " #7; now at Train.main(Train.java:9)); rank 1 has waited 32 s in allReduce #8"
                 + " (Train.main(Train.java:9))");
   }
 
@@ -98,22 +99,39 @@ class StallReportTest {
   }
 
   @Test
-  void aLedgerShouldSurviveTheStoreRoundTripWithItsCallSiteAndOldestUnfinishedCall() {
+  void aLedgerShouldSurviveTheStoreRoundTripWithItsCallSiteAndOldestUnfinishedCall()
+      throws InterruptedException {
     CollectiveLedger ledger = new CollectiveLedger("cpu group g0");
     FutureWork first = new FutureWork(0, "allReduce", Duration.ofSeconds(1), List::of);
     FutureWork second = new FutureWork(1, "barrier", Duration.ofSeconds(1), List::of);
-    userland.CollectiveCaller.issue(ledger, first, AR);
-    userland.CollectiveCaller.issue(ledger, second, "barrier");
+    ledger.issued(first, () -> AR);
+    CountDownLatch issued = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Thread user =
+        new Thread(
+            () -> {
+              try {
+                userland.CollectiveCaller.issueAndWait(ledger, second, "barrier", issued, release);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
+    user.start();
+    issued.await();
     first.complete();
     CollectiveLedger.Call pending = ledger.oldestUnfinished();
     LedgerSnapshot s =
         LedgerSnapshot.decode(
             LedgerSnapshot.encode(3, NOW, pending, ledger.recent(), "cpu group g1", pending));
+    release.countDown();
+    user.join();
     assertThat(s.rank()).isEqualTo(3);
     assertThat(s.atMs()).isEqualTo(NOW);
     assertThat(s.pending().sequence()).isEqualTo(1);
     assertThat(s.pending().op()).isEqualTo("barrier");
-    assertThat(s.pending().site()).startsWith("CollectiveCaller.issue(CollectiveCaller.java:");
+    // Taken from the issuing thread, which waits in user code.
+    assertThat(s.pending().site())
+        .startsWith("CollectiveCaller.issueAndWait(CollectiveCaller.java:");
     assertThat(s.recent()).extracting(Entry::what).containsExactly(AR, "barrier");
     assertThat(s.elsewhere().group()).isEqualTo("cpu group g1");
     second.complete();
