@@ -12,9 +12,11 @@ import java.util.stream.Collectors;
  *
  * <p>When every failed worker failed because a collective timed out waiting for other ranks, those
  * other ranks are the root cause (they never called it: stuck, or on another code path), and the
- * report names them, not the ranks that waited. Each failure is said once: a worker whose stderr
- * the console already showed gets one line (its exception, or its last stderr line) instead of a
- * second copy of its stack trace.
+ * report names them, not the ranks that waited. Where the stall inspector reported the stall before
+ * the timeout, the ranks its report named are the root cause (it also sees a rank that called the
+ * collective and then stopped), and its line is shown. Each failure is said once: a worker whose
+ * stderr the console already showed gets one line (its exception, or its last stderr line) instead
+ * of a second copy of its stack trace.
  */
 final class FailureReport {
 
@@ -32,8 +34,14 @@ final class FailureReport {
     if (o.kind() == GroupOutcome.Kind.STOPPED) {
       return b.append(o.externalReason()).append('\n').toString();
     }
+    Set<Integer> stalled = stalledRanks(fs);
     Set<Integer> absent = absentRanks(fs);
-    if (absent.isEmpty()) {
+    if (!stalled.isEmpty()) {
+      b.append(ranks("root cause rank", List.copyOf(stalled)))
+          .append(" (named by the stall inspector before ")
+          .append(ranks("rank", fs.stream().map(f -> f.spec().rank()).toList()))
+          .append(" timed out)");
+    } else if (absent.isEmpty()) {
       b.append(ranks("root cause rank", fs.stream().map(f -> f.spec().rank()).toList()));
     } else {
       b.append(ranks("root cause rank", List.copyOf(absent)))
@@ -43,6 +51,13 @@ final class FailureReport {
     }
     b.append(stoppedCount > 0 ? "; stopped the other " + stoppedCount + " worker(s)" : "")
         .append('\n');
+    if (!stalled.isEmpty()) {
+      fs.stream()
+          .map(f -> f.error().get().stallReport())
+          .filter(r -> !r.isEmpty())
+          .findFirst()
+          .ifPresent(r -> b.append("  ").append(r).append('\n'));
+    }
     for (GroupOutcome.Failure f : fs) {
       b.append("  rank ")
           .append(f.spec().rank())
@@ -103,6 +118,23 @@ final class FailureReport {
     }
     fs.forEach(f -> absent.remove(f.spec().rank()));
     return absent;
+  }
+
+  /**
+   * The ranks the stall inspector named in the failed workers' records, less the failed ones; empty
+   * unless every failure is a timeout (or a peer's report of one) and some record names ranks.
+   */
+  private static Set<Integer> stalledRanks(List<GroupOutcome.Failure> fs) {
+    Set<Integer> stalled = new TreeSet<>();
+    for (GroupOutcome.Failure f : fs) {
+      String e = f.error().map(WorkerError::exception).orElse("");
+      if (!e.endsWith(".DdpTimeoutException") && !e.endsWith(".PeerFailureException")) {
+        return Set.of();
+      }
+      stalled.addAll(f.error().get().stalledRanks());
+    }
+    fs.forEach(f -> stalled.remove(f.spec().rank()));
+    return stalled;
   }
 
   private static String ranks(String word, List<Integer> ranks) {

@@ -2,6 +2,8 @@ package dev.ddp4j.launcher;
 
 import dev.ddp4j.ConfigException;
 import dev.ddp4j.DdpTimeoutException;
+import dev.ddp4j.PeerFailureException;
+import dev.ddp4j.collectives.stall.StallInspector;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.Writer;
@@ -25,8 +27,17 @@ import java.util.Properties;
  * @param config whether it is a configuration mistake ({@link ConfigException}): one line, no stack
  *     trace
  * @param missingRanks ranks a timed-out wait never heard from; empty when it was no such timeout
+ * @param stalledRanks for a timeout, the ranks the stall inspector's last report named as holding
+ *     up the collective (they may have called it, then stopped); empty if it reported none
+ * @param stallReport that report's line, or empty
  */
-record WorkerError(String exception, String message, boolean config, List<Integer> missingRanks) {
+record WorkerError(
+    String exception,
+    String message,
+    boolean config,
+    List<Integer> missingRanks,
+    List<Integer> stalledRanks,
+    String stallReport) {
 
   static final String FILE_VAR = "DDP4J_ERROR_FILE";
 
@@ -44,7 +55,18 @@ record WorkerError(String exception, String message, boolean config, List<Intege
     List<Integer> missing =
         t instanceof DdpTimeoutException timeout ? timeout.missingRanks() : List.of();
     String message = t.getMessage() == null ? "" : t.getMessage();
-    return new WorkerError(t.getClass().getName(), message, t instanceof ConfigException, missing);
+    // A rank that timed out, or heard that a peer did, after a stall report: the report says why.
+    StallInspector.Diagnosis stall =
+        t instanceof DdpTimeoutException || t instanceof PeerFailureException
+            ? StallInspector.latest()
+            : null;
+    return new WorkerError(
+        t.getClass().getName(),
+        message,
+        t instanceof ConfigException,
+        missing,
+        stall == null ? List.of() : stall.culprits(),
+        stall == null ? "" : stall.line());
   }
 
   /** The exception's simple name and its message's first line. */
@@ -59,14 +81,19 @@ record WorkerError(String exception, String message, boolean config, List<Intege
     p.setProperty("exception", exception);
     p.setProperty("message", message);
     p.setProperty("config", Boolean.toString(config));
-    p.setProperty(
-        "missingRanks", String.join(",", missingRanks.stream().map(String::valueOf).toList()));
+    p.setProperty("missingRanks", join(missingRanks));
+    p.setProperty("stalledRanks", join(stalledRanks));
+    p.setProperty("stallReport", stallReport);
     Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
     try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
       p.store(w, "written by dev.ddp4j.launcher.WorkerBootstrap");
     }
     // Whole or not at all: the launcher may read it the moment the worker exits.
     Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  private static String join(List<Integer> ranks) {
+    return String.join(",", ranks.stream().map(String::valueOf).toList());
   }
 
   /** The record in {@code file}, or empty when the worker wrote none (or it cannot be read). */
@@ -80,21 +107,33 @@ record WorkerError(String exception, String message, boolean config, List<Intege
     } catch (IOException | IllegalArgumentException e) {
       return Optional.empty();
     }
-    List<Integer> missing = new ArrayList<>();
-    for (String s : p.getProperty("missingRanks", "").split(",")) {
-      if (!s.isBlank()) {
-        try {
-          missing.add(Integer.parseInt(s.trim()));
-        } catch (NumberFormatException e) {
-          return Optional.empty();
-        }
-      }
+    List<Integer> missing = ranks(p.getProperty("missingRanks", ""));
+    List<Integer> stalled = ranks(p.getProperty("stalledRanks", ""));
+    if (missing == null || stalled == null) {
+      return Optional.empty();
     }
     return Optional.of(
         new WorkerError(
             p.getProperty("exception", "?"),
             p.getProperty("message", ""),
             Boolean.parseBoolean(p.getProperty("config", "false")),
-            List.copyOf(missing)));
+            missing,
+            stalled,
+            p.getProperty("stallReport", "")));
+  }
+
+  /** {@code "1,3"} as ranks; null if it is not such a list. */
+  private static List<Integer> ranks(String list) {
+    List<Integer> out = new ArrayList<>();
+    for (String s : list.split(",")) {
+      if (!s.isBlank()) {
+        try {
+          out.add(Integer.parseInt(s.trim()));
+        } catch (NumberFormatException e) {
+          return null;
+        }
+      }
+    }
+    return List.copyOf(out);
   }
 }

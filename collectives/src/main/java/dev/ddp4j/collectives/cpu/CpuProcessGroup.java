@@ -18,6 +18,7 @@ import dev.ddp4j.collectives.plan.PlanSummary;
 import dev.ddp4j.collectives.plan.PlannerOptions;
 import dev.ddp4j.collectives.reduce.HostMemory;
 import dev.ddp4j.collectives.reduce.Reductions;
+import dev.ddp4j.collectives.stall.StallInspector;
 import dev.ddp4j.collectives.transport.HostLinks;
 import dev.ddp4j.collectives.transport.PieceTag;
 import dev.ddp4j.collectives.transport.SharedHostMemory;
@@ -54,6 +55,7 @@ public final class CpuProcessGroup implements ProcessGroup {
   private final Plan plan;
   private final boolean crossMemory; // large all-reduces may read peers with process_vm_readv
   private final long sharedMinBytes;
+  private final StallInspector stalls;
   private long nextSequence;
   private volatile boolean closed;
   private volatile Throwable broken;
@@ -67,8 +69,10 @@ public final class CpuProcessGroup implements ProcessGroup {
       Plan plan,
       boolean directAllowed,
       DebugLog log,
-      Map<String, String> env) {
+      Map<String, String> env,
+      StallInspector stalls) {
     this.rank = worker.rank();
+    this.stalls = stalls;
     this.size = worker.worldSize();
     this.store = store;
     this.timeout = timeout;
@@ -108,8 +112,17 @@ public final class CpuProcessGroup implements ProcessGroup {
       String groupName) {
     TransportConfig config = TransportConfig.fromEnvironment(env);
     String prefix = "ddp4j/cpu/" + worker.restartCount() + "/" + groupName + "/";
-    HostLinks links =
-        HostLinks.connect(store, prefix, worker.rank(), worker.worldSize(), config, timeout);
+    // Started first, so every rank's snapshot is in the store before any rank's first collective.
+    StallInspector stalls =
+        StallInspector.start(
+            "cpu group " + groupName, store, prefix, worker.rank(), worker.worldSize(), env);
+    HostLinks links;
+    try {
+      links = HostLinks.connect(store, prefix, worker.rank(), worker.worldSize(), config, timeout);
+    } catch (RuntimeException e) {
+      stalls.close();
+      throw e;
+    }
     DebugLog log = new DebugLog(env, worker.rank());
     PlannerOptions options = CpuPlanning.options(env, config.channels(), log);
     Plan plan;
@@ -119,6 +132,7 @@ public final class CpuProcessGroup implements ProcessGroup {
               store, prefix, worker.rank(), links.nodes(), options, Path.of("/sys"), timeout, log);
     } catch (RuntimeException e) {
       links.close();
+      stalls.close();
       throw e;
     }
     Reductions.warmUpInBackground();
@@ -127,7 +141,8 @@ public final class CpuProcessGroup implements ProcessGroup {
     // one-shot, two-shot or hierarchical.
     boolean directAllowed = options.forced().map(a -> a == Algorithm.RING).orElse(true);
     CpuProcessGroup group =
-        new CpuProcessGroup(worker, store, timeout, links, config, plan, directAllowed, log, env);
+        new CpuProcessGroup(
+            worker, store, timeout, links, config, plan, directAllowed, log, env, stalls);
     group.logRoutes(config);
     return group;
   }
@@ -302,6 +317,7 @@ public final class CpuProcessGroup implements ProcessGroup {
             queue);
     self[0] = work;
     recorder.queued(seq, what, System.nanoTime());
+    stalls.issued(work, () -> what);
     queue.add(work);
     return work;
   }
@@ -378,6 +394,7 @@ public final class CpuProcessGroup implements ProcessGroup {
     }
     // Finish what was queued (the contract: close waits for collectives in flight), then stop.
     boolean stopped = queue.finishAndStop(timeout.toMillis() + 2_000);
+    stalls.close(); // after the wait above, which it may have to explain
     for (CpuWork left; (left = queue.poll()) != null; ) {
       left.fail(new DdpException(left + ": the group was closed before it ran"));
     }

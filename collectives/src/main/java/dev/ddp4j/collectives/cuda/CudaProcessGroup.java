@@ -13,6 +13,7 @@ import dev.ddp4j.collectives.cpu.DebugLog;
 import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.plan.PlanAgreement;
 import dev.ddp4j.collectives.plan.PlannerOptions;
+import dev.ddp4j.collectives.stall.StallInspector;
 import dev.ddp4j.spi.CollectiveChecks;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -81,6 +82,9 @@ public final class CudaProcessGroup implements ProcessGroup {
   /** The plan's kernels and shapes by launch size. */
   private final PlanChooser planChooser;
 
+  /** Names the ranks that hold a collective up, while the others wait ({@code stall}). */
+  private final StallInspector stalls;
+
   private CudaProcessGroup(
       WorkerEnvironment worker,
       Store store,
@@ -122,6 +126,9 @@ public final class CudaProcessGroup implements ProcessGroup {
     JCudaDriver.cuDeviceGetAttribute(sms, DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
     long groupNumber = store.add("ddp4j/cuda/groups/rank" + rank, 1);
     this.prefix = "ddp4j/cuda/" + worker.restartCount() + "/" + groupNumber;
+    this.stalls =
+        StallInspector.start(
+            "cuda group " + groupNumber, store, prefix + "/", rank, size, System.getenv());
     Cu.check(
         JCudaDriver.cuStreamCreate(internalStream, CUstream_flags.CU_STREAM_NON_BLOCKING),
         "cuStreamCreate");
@@ -177,7 +184,16 @@ public final class CudaProcessGroup implements ProcessGroup {
     this.route =
         CudaRoutes.open(
             new CudaRoutes.Group(
-                worker, store, prefix, groupNumber, timeout, device, context, events, this::finish),
+                worker,
+                store,
+                prefix,
+                groupNumber,
+                timeout,
+                device,
+                context,
+                events,
+                stalls,
+                this::finish),
             plan,
             agreed.topology(),
             routing,
@@ -450,6 +466,7 @@ public final class CudaProcessGroup implements ProcessGroup {
     CudaWork w = new CudaWork(collectiveSeq++, what, timeout, context, events, event);
     inflight.addLast(w);
     lastWork = w;
+    stalls.issued(w, what);
     return w;
   }
 
@@ -473,6 +490,7 @@ public final class CudaProcessGroup implements ProcessGroup {
       }
     }
     inflight.clear();
+    stalls.close();
     try {
       store.set(prefix + "/closed/" + rank, new byte[] {1});
       List<String> keys = new ArrayList<>();

@@ -5,6 +5,7 @@ import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.plan.Algorithm;
 import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.plan.PlannerOptions;
+import dev.ddp4j.collectives.stall.StallInspector;
 import dev.ddp4j.collectives.topology.Topology;
 import java.time.Duration;
 import jcuda.driver.CUcontext;
@@ -31,6 +32,7 @@ final class CudaRoutes {
       CUdevice device,
       CUcontext context,
       EventPool events,
+      StallInspector stalls,
       CudaRoute.Completion done) {
 
     int rank() {
@@ -72,7 +74,8 @@ final class CudaRoutes {
               g.timeout(),
               "cuda" + g.groupNumber() + "-staged",
               g.context(),
-              g.events()));
+              g.events(),
+              g.stalls()));
     }
     boolean ringOnly = route.startsWith("ring");
     int[] ring = plan.rings().get(0);

@@ -89,6 +89,9 @@ final class StagedPath {
     }
   }
 
+  /** Records each collective for the cuda group's stall inspector; null in tests. */
+  private dev.ddp4j.collectives.stall.StallInspector stalls;
+
   /** Slots of pinned memory per lane that chunks pass through (at least 4 in all). */
   static final int SLOTS_PER_LANE = 2;
 
@@ -104,7 +107,8 @@ final class StagedPath {
       Duration timeout,
       String groupName,
       CUcontext context,
-      EventPool events) {
+      EventPool events,
+      dev.ddp4j.collectives.stall.StallInspector stalls) {
     java.util.Map<String, String> env = hostEnvironment(System.getenv());
     long chunkBytes = CudaSettings.stagedChunkBytes();
     int laneCount = CudaSettings.stagedLanes();
@@ -115,14 +119,17 @@ final class StagedPath {
             dev.ddp4j.collectives.cpu.CpuProcessGroup.create(
                 worker, store, timeout, env, groupName + i));
       }
-      return new StagedPath(
-          worker.rank(),
-          worker.worldSize(),
-          timeout,
-          context,
-          events,
-          hosts,
-          new PinnedStaging(Math.max(4, SLOTS_PER_LANE * laneCount), chunkBytes));
+      StagedPath path =
+          new StagedPath(
+              worker.rank(),
+              worker.worldSize(),
+              timeout,
+              context,
+              events,
+              hosts,
+              new PinnedStaging(Math.max(4, SLOTS_PER_LANE * laneCount), chunkBytes));
+      path.stalls = stalls;
+      return path;
     } catch (RuntimeException e) {
       hosts.forEach(ProcessGroup::close);
       throw e;
@@ -135,6 +142,8 @@ final class StagedPath {
     for (String k : List.of("DDP4J_DEBUG", "NCCL_DEBUG", "DDP4J_ALGO", "NCCL_ALGO")) {
       out.remove(k);
     }
+    // The cuda group's inspector watches its collectives; the host groups' chunks would repeat it.
+    out.put(dev.ddp4j.collectives.stall.StallInspector.WARN_VAR, "off");
     return out;
   }
 
@@ -306,6 +315,9 @@ final class StagedPath {
     CUevent done = events.take();
     Cu.check(JCudaDriver.cuEventRecord(done, stream), "cuEventRecord");
     w.attach(new CudaWork(w.sequenceNumber(), w::what, timeout, context, events, done));
+    if (stalls != null) {
+      stalls.issued(w, w::what);
+    }
     return w;
   }
 

@@ -38,6 +38,7 @@ public final class GpuTestMain {
               CudaAllReduceGpuTest.class,
               CudaStagedGpuTest.class,
               CudaRingGpuTest.class,
+              CudaStallGpuTest.class,
               PeerAccessSettingsTest.class,
               PeerRoutingTest.class)) {
         selectors.add(selectClass(c));
