@@ -11,6 +11,7 @@ import dev.ddp4j.runtime.hook.BackwardHookLayer;
 import dev.ddp4j.runtime.model.GraphAdapter;
 import dev.ddp4j.runtime.model.ModelAdapter;
 import dev.ddp4j.runtime.model.MultiLayerAdapter;
+import dev.ddp4j.runtime.model.ParityLimits;
 import dev.ddp4j.runtime.nd4jcuda.Nd4jDevices;
 import dev.ddp4j.runtime.nd4jcuda.NdCollectives;
 import dev.ddp4j.runtime.syncbn.SyncBatchNormLayer;
@@ -64,6 +65,8 @@ public final class DdpModel implements AutoCloseable {
   private long globalExamples = 1;
   private NdCollectives.Sum globalExamplesWork;
   private long gradientsDoneNs;
+  // Gradient all-reduces completed within the current fit: one per truncated BPTT segment.
+  private int syncedSegments;
   // Where the model's gradients live while wrapped (ProcessGroup.allocateHost), or null; held so
   // the memory outlives their use of it.
   private HostBuffer sharedBlock;
@@ -98,9 +101,21 @@ public final class DdpModel implements AutoCloseable {
               ? layer -> SyncBatchNormLayer.wrapIfBatchNorm(layer, collectives::sumInPlace)
               : layer -> layer);
       adapter.addListenerFirst(listener);
+      logParityLimits(options);
     } catch (RuntimeException | Error e) {
       moveGradientsHome(); // the group may close next and free the shared block
       throw e;
+    }
+  }
+
+  /** Says once per job (rank 0, at wrap time) where this model cannot match one process bitwise. */
+  private void logParityLimits(DdpOptions options) {
+    if (group.size() == 1 || group.rank() != 0) {
+      return;
+    }
+    DebugLog log = new DebugLog(System.getenv(), group.rank());
+    for (String limit : ParityLimits.of(adapter.layers(), options.syncBatchNorm())) {
+      log.log(DebugLog.Level.WARN, "DdpModel: " + limit);
     }
   }
 
@@ -235,14 +250,16 @@ public final class DdpModel implements AutoCloseable {
 
   private void runStep(DataSet data) {
     stepExamples = data.numExamples();
+    syncedSegments = 0;
     reducer.beginStep(adapter.gradients(), accumulatedExamples > 0 ? accumulated : null);
     long t0 = System.nanoTime();
     adapter.fit(data);
-    if (reducer.active()) {
+    if (syncedSegments == 0) {
       throw new IllegalStateException(
           "DL4J's fit did not call onGradientCalculation, so gradients were not synchronised; DdpModel supports"
               + " the default StochasticGradientDescent optimisation algorithm");
     }
+    reducer.disarm(); // armed for a segment that never came: the last one is behind us
     timeline.record("optimizer step", Timeline.COMPUTE, gradientsDoneNs);
     timeline.record("step", Timeline.COMPUTE, t0);
     accumulatedExamples = 0;
@@ -286,6 +303,11 @@ public final class DdpModel implements AutoCloseable {
       }
     }
     gradientsDoneNs = System.nanoTime();
+    // Truncated BPTT runs several forward/backward/update segments inside one fit, each calling
+    // onGradientCalculation: arm for the next one now, so its backward hooks launch buckets too.
+    // The accumulated gradient of noSync steps went into the first segment only.
+    syncedSegments++;
+    reducer.beginStep(g, null);
   }
 
   /**
