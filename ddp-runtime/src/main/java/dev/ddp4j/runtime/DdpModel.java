@@ -39,7 +39,9 @@ import org.nd4j.linalg.indexing.NDArrayIndex;
  * cut into buckets (see {@link BucketPlan}) and each bucket's all-reduce starts while backward
  * still runs. Before the updater (DL4J's {@code onGradientCalculation}), DdpModel waits for every
  * bucket and weights the summed gradient so that the updater's division by the local batch size
- * yields the mean over all ranks' examples; uneven batch sizes are exact.
+ * yields the mean over all ranks' examples; uneven batch sizes are exact. Under truncated BPTT each
+ * segment of a fit is such a step. Where a model cannot match one process bitwise (dropout, batch
+ * norm without sync: {@link dev.ddp4j.runtime.model.ParityLimits}), rank 0 says so once at wrap.
  *
  * <pre>{@code
  * try (ProcessGroup pg = Ddp.init(); DdpModel ddp = DdpModel.wrap(net, pg)) {

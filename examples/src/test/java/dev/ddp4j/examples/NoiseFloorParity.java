@@ -29,7 +29,7 @@ final class NoiseFloorParity {
    * How far above its noise floor a case may land, unless its test says otherwise. Measured on the
    * small models here (updaters, frozen layers, truncated BPTT; 2 and 4 ranks): at most 1.46x, most
    * steps below 1x; the floor is itself one sample of the noise, so the ratio scatters. A real
-   * parity bug lands far above: the unsynchronised truncated BPTT segments were 4 million x.
+   * parity bug lands far above: the unsynchronised truncated BPTT segments were 2 million x.
    */
   static final double FLOOR_FACTOR = 2.5;
 
