@@ -142,6 +142,21 @@ final class NoiseFloorParity {
   static Job launch(
       int ranks, Map<String, String> env, int steps, int localBatch, Path dir, ParityCase... cases)
       throws Exception {
+    return launch(ranks, env, steps, localBatch, REORDERINGS, dir, cases);
+  }
+
+  /**
+   * As above, with the floor the worst of {@code reorderings} reorderings (fewer: cheaper, lower).
+   */
+  static Job launch(
+      int ranks,
+      Map<String, String> env,
+      int steps,
+      int localBatch,
+      int reorderings,
+      Path dir,
+      ParityCase... cases)
+      throws Exception {
     String names = Stream.of(cases).map(Enum::name).collect(Collectors.joining(","));
     String output =
         LaunchedJob.runOk(
@@ -161,11 +176,11 @@ final class NoiseFloorParity {
         byRank.add(snapshots);
       }
       int global = localBatch * ranks;
-      List<float[][]> reorderings = new ArrayList<>();
-      for (int k = 0; k < REORDERINGS; k++) {
-        reorderings.add(oneProcess(c, steps, global, k));
+      List<float[][]> reordered = new ArrayList<>();
+      for (int k = 0; k < reorderings; k++) {
+        reordered.add(oneProcess(c, steps, global, k));
       }
-      runs.put(c, new Run(c, ranks, byRank, oneProcess(c, steps, global, -1), reorderings));
+      runs.put(c, new Run(c, ranks, byRank, oneProcess(c, steps, global, -1), reordered));
     }
     return new Job(runs, output);
   }

@@ -27,6 +27,7 @@ class ParityLimitsLogTest {
         .as("the dropout notice, once for the one dropout model; output:%n%s", job.output())
         .isEqualTo(1);
     assertThat(job.output()).contains("DdpModel: 4 " + DROPOUT_NOTICE);
+    job.output().lines().filter(l -> l.contains(DROPOUT_NOTICE)).forEach(System.out::println);
     job.run(ParityCase.DROPOUT).assertRanksIdentical();
     job.run(ParityCase.ADAM).assertRanksIdentical();
   }
