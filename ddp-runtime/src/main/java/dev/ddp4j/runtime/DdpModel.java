@@ -11,6 +11,7 @@ import dev.ddp4j.runtime.hook.BackwardHookLayer;
 import dev.ddp4j.runtime.model.GraphAdapter;
 import dev.ddp4j.runtime.model.ModelAdapter;
 import dev.ddp4j.runtime.model.MultiLayerAdapter;
+import dev.ddp4j.runtime.model.ParityLimits;
 import dev.ddp4j.runtime.nd4jcuda.Nd4jDevices;
 import dev.ddp4j.runtime.nd4jcuda.NdCollectives;
 import dev.ddp4j.runtime.syncbn.SyncBatchNormLayer;
@@ -38,7 +39,9 @@ import org.nd4j.linalg.indexing.NDArrayIndex;
  * cut into buckets (see {@link BucketPlan}) and each bucket's all-reduce starts while backward
  * still runs. Before the updater (DL4J's {@code onGradientCalculation}), DdpModel waits for every
  * bucket and weights the summed gradient so that the updater's division by the local batch size
- * yields the mean over all ranks' examples; uneven batch sizes are exact.
+ * yields the mean over all ranks' examples; uneven batch sizes are exact. Under truncated BPTT each
+ * segment of a fit is such a step. Where a model cannot match one process bitwise (dropout, batch
+ * norm without sync: {@link dev.ddp4j.runtime.model.ParityLimits}), rank 0 says so once at wrap.
  *
  * <pre>{@code
  * try (ProcessGroup pg = Ddp.init(); DdpModel ddp = DdpModel.wrap(net, pg)) {
@@ -64,6 +67,8 @@ public final class DdpModel implements AutoCloseable {
   private long globalExamples = 1;
   private NdCollectives.Sum globalExamplesWork;
   private long gradientsDoneNs;
+  // Gradient all-reduces completed within the current fit: one per truncated BPTT segment.
+  private int syncedSegments;
   // Where the model's gradients live while wrapped (ProcessGroup.allocateHost), or null; held so
   // the memory outlives their use of it.
   private HostBuffer sharedBlock;
@@ -98,9 +103,21 @@ public final class DdpModel implements AutoCloseable {
               ? layer -> SyncBatchNormLayer.wrapIfBatchNorm(layer, collectives::sumInPlace)
               : layer -> layer);
       adapter.addListenerFirst(listener);
+      logParityLimits(options);
     } catch (RuntimeException | Error e) {
       moveGradientsHome(); // the group may close next and free the shared block
       throw e;
+    }
+  }
+
+  /** Says once per job (rank 0, at wrap time) where this model cannot match one process bitwise. */
+  private void logParityLimits(DdpOptions options) {
+    if (group.size() == 1 || group.rank() != 0) {
+      return;
+    }
+    DebugLog log = new DebugLog(System.getenv(), group.rank());
+    for (String limit : ParityLimits.of(adapter.layers(), options.syncBatchNorm())) {
+      log.log(DebugLog.Level.WARN, "DdpModel: " + limit);
     }
   }
 
@@ -235,14 +252,16 @@ public final class DdpModel implements AutoCloseable {
 
   private void runStep(DataSet data) {
     stepExamples = data.numExamples();
+    syncedSegments = 0;
     reducer.beginStep(adapter.gradients(), accumulatedExamples > 0 ? accumulated : null);
     long t0 = System.nanoTime();
     adapter.fit(data);
-    if (reducer.active()) {
+    if (syncedSegments == 0) {
       throw new IllegalStateException(
           "DL4J's fit did not call onGradientCalculation, so gradients were not synchronised; DdpModel supports"
               + " the default StochasticGradientDescent optimisation algorithm");
     }
+    reducer.disarm(); // armed for a segment that never came: the last one is behind us
     timeline.record("optimizer step", Timeline.COMPUTE, gradientsDoneNs);
     timeline.record("step", Timeline.COMPUTE, t0);
     accumulatedExamples = 0;
@@ -286,6 +305,11 @@ public final class DdpModel implements AutoCloseable {
       }
     }
     gradientsDoneNs = System.nanoTime();
+    // Truncated BPTT runs several forward/backward/update segments inside one fit, each calling
+    // onGradientCalculation: arm for the next one now, so its backward hooks launch buckets too.
+    // The accumulated gradient of noSync steps went into the first segment only.
+    syncedSegments++;
+    reducer.beginStep(g, null);
   }
 
   /**

@@ -7,13 +7,18 @@ import org.deeplearning4j.nn.conf.layers.DenseLayer;
 import org.deeplearning4j.nn.conf.layers.OutputLayer;
 import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.deeplearning4j.nn.transferlearning.FineTuneConfiguration;
+import org.deeplearning4j.nn.transferlearning.TransferLearning;
 import org.nd4j.linalg.activations.Activation;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.linalg.learning.config.AdaDelta;
 import org.nd4j.linalg.learning.config.Adam;
 import org.nd4j.linalg.learning.config.IUpdater;
+import org.nd4j.linalg.learning.config.Nesterovs;
+import org.nd4j.linalg.learning.config.RmsProp;
 import org.nd4j.linalg.learning.config.Sgd;
 import org.nd4j.linalg.lossfunctions.LossFunctions;
 
@@ -29,8 +34,18 @@ final class ParityModels {
 
   private ParityModels() {}
 
+  /** An updater by name; each one's state (moments, accumulators) is part of what must match. */
   static IUpdater updater(String name) {
-    return name.equals("adam") ? new Adam(0.01) : new Sgd(0.1);
+    return switch (name) {
+      case "adam" -> new Adam(0.01);
+      case "nesterov" -> new Nesterovs(0.05, 0.9);
+      case "adadelta" -> new AdaDelta();
+      case "rmsprop" -> new RmsProp(0.01);
+      case "sgd" -> new Sgd(0.1);
+      default ->
+          throw new IllegalArgumentException(
+              "updater " + name + " (expected: sgd, adam, nesterov, adadelta, rmsprop)");
+    };
   }
 
   /**
@@ -67,6 +82,13 @@ final class ParityModels {
     MultiLayerNetwork net = new MultiLayerNetwork(conf);
     net.init();
     return net;
+  }
+
+  /** {@link #multiLayer}'s network with dropout (keep probability 0.8) on every layer's input. */
+  static MultiLayerNetwork withDropout(long seed) {
+    return new TransferLearning.Builder(multiLayer("sgd", seed))
+        .fineTuneConfiguration(new FineTuneConfiguration.Builder().seed(seed).dropOut(0.8).build())
+        .build();
   }
 
   static ComputationGraph graph(String updater, long seed) {

@@ -106,15 +106,9 @@ class SyncBatchNormTest {
     assertThat(end).as("the running statistics moved during training").isNotEqualTo(start);
     // Each rank normalised with its own half's statistics, so the parameters (and the running
     // variance, an average of per-rank variances) are not those of one process on the whole batch.
-    assertThat(worstRelative(rank0.get(STEPS), expected[STEPS])).isGreaterThan(1e-3);
-    assertThat(worstRelative(end, pick(expected[STEPS], running))).isGreaterThan(1e-3);
-  }
-
-  static double worstRelative(float[] actual, float[] expected) {
-    double worst = 0;
-    for (int i = 0; i < expected.length; i++) {
-      worst = Math.max(worst, Math.abs(actual[i] - expected[i]) / (Math.abs(expected[i]) + 1e-2));
-    }
-    return worst;
+    assertThat(NoiseFloorParity.worstRelative(rank0.get(STEPS), expected[STEPS]))
+        .isGreaterThan(1e-3);
+    assertThat(NoiseFloorParity.worstRelative(end, pick(expected[STEPS], running)))
+        .isGreaterThan(1e-3);
   }
 }

@@ -160,6 +160,20 @@ public final class GradientReducer {
     }
   }
 
+  /**
+   * Ends an armed step that saw no backward (DdpModel arms one after each truncated BPTT segment,
+   * in case another follows). A step that launched buckets must end with {@link #finishStep}.
+   */
+  public void disarm() {
+    if (active && launched > 0) {
+      throw new IllegalStateException(
+          launched
+              + " buckets were launched in a step that never reached onGradientCalculation; every"
+              + " backward of DdpModel's fit must be followed by DL4J's updater");
+    }
+    active = false;
+  }
+
   /** Total time buckets spent in flight, launch to completion, over all steps so far. */
   public long commNanos() {
     return commNanos.get();

@@ -49,6 +49,11 @@ public final class GraphAdapter implements ModelAdapter {
   }
 
   @Override
+  public List<Layer> layers() {
+    return java.util.Arrays.stream(originals).filter(java.util.Objects::nonNull).toList();
+  }
+
+  @Override
   public INDArray params() {
     return graph.params();
   }

@@ -20,6 +20,9 @@ public interface ModelAdapter {
 
   Model model();
 
+  /** Every layer of the model as the user built it (not the wrappers DdpModel puts in). */
+  List<Layer> layers();
+
   /** The flat parameter buffer. */
   INDArray params();
 

@@ -38,6 +38,11 @@ public final class MultiLayerAdapter implements ModelAdapter {
   }
 
   @Override
+  public List<Layer> layers() {
+    return List.of(originals);
+  }
+
+  @Override
   public INDArray params() {
     return net.params();
   }

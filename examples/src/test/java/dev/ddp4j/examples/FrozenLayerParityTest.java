@@ -1,0 +1,58 @@
+package dev.ddp4j.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Transfer learning under DdpModel: the trainable layers match one process within the noise floor,
+ * and every frozen parameter on every rank stays bit for bit what rank 0 started with.
+ */
+class FrozenLayerParityTest {
+
+  private static final int STEPS = 4;
+  private static final int LOCAL_BATCH = 6;
+  private static final int RANKS = 2;
+
+  @Test
+  void frozenLayersShouldStayBitwiseUnchangedOnEveryRankWhileTheRestMatchesOneProcess(
+      @TempDir Path dir) throws Exception {
+    Map<ParityCase, NoiseFloorParity.Run> runs =
+        NoiseFloorParity.launch(
+                RANKS,
+                Map.of(),
+                STEPS,
+                LOCAL_BATCH,
+                dir,
+                ParityCase.FROZEN_FEATURE_EXTRACTOR,
+                ParityCase.FROZEN_WITH_BACKPROP)
+            .runs();
+    for (NoiseFloorParity.Run run : runs.values()) {
+      run.assertRanksIdentical().assertWithinFloor(NoiseFloorParity.FLOOR_FACTOR);
+      int[] frozen = FrozenModels.frozenParameterIndices(run.parityCase().model(1));
+      assertThat(frozen).as("%s has frozen parameters", run.parityCase()).isNotEmpty();
+      float[] start = pick(run.expected()[0], frozen);
+      for (int r = 0; r < RANKS; r++) {
+        for (int s = 0; s <= STEPS; s++) {
+          assertThat(pick(run.rank(r).get(s), frozen))
+              .as("%s rank %d frozen parameters after step %d", run.parityCase(), r, s)
+              .isEqualTo(start);
+        }
+      }
+      assertThat(run.rank(0).get(STEPS))
+          .as("%s: the trainable layers did train", run.parityCase())
+          .isNotEqualTo(run.rank(0).get(0));
+    }
+  }
+
+  private static float[] pick(float[] params, int[] indices) {
+    float[] out = new float[indices.length];
+    for (int i = 0; i < indices.length; i++) {
+      out[i] = params[indices[i]];
+    }
+    return out;
+  }
+}
