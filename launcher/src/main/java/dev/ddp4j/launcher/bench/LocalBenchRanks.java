@@ -51,7 +51,7 @@ final class LocalBenchRanks {
       }
     }
     throw new ConfigException(
-        command + " --backend " + backend + ": no such backend (expected: cpu or cuda)");
+        command + " --backend " + backend + ": no such backend (expected: cpu, cuda or nccl)");
   }
 
   /**
