@@ -43,7 +43,7 @@ final class LocalBenchRanks {
                           + backend
                           + " cannot run here: "
                           + why
-                          + (backend.equals("cpu")
+                          + (backend.equals("cpu") || why.contains("fix:")
                               ? ""
                               : " (expected: a machine with an NVIDIA GPU and driver, or --backend cpu)"));
                 });
