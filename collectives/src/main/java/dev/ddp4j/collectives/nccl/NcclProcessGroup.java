@@ -114,8 +114,7 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
           NcclIdExchange.agree(
               store, prefix + "/id", rank, timeout, () -> NcclLibrary.load().uniqueId());
       this.lib = NcclLibrary.load();
-      peers.markJoined();
-      this.comm = initComm(id, System.nanoTime() + timeout.toNanos());
+      this.comm = join(lib, peers, size, id, rank, timeout);
       Cu.check(
           JCudaDriver.cuStreamCreate(internalStream, CUstream_flags.CU_STREAM_NON_BLOCKING),
           "cuStreamCreate");
@@ -146,9 +145,15 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
     return new NcclProcessGroup(worker, store, timeout);
   }
 
-  private NcclComm initComm(byte[] id, long deadlineNs) {
+  /**
+   * Marks this rank joined and initialises its communicator; past {@code timeout} the communicator
+   * is aborted and the error names the ranks that never joined.
+   */
+  static NcclComm join(
+      NcclLibrary lib, NcclPeers peers, int size, byte[] id, int rank, Duration timeout) {
+    peers.markJoined();
     try {
-      return NcclComm.init(lib, size, id, rank, deadlineNs);
+      return NcclComm.init(lib, size, id, rank, System.nanoTime() + timeout.toNanos());
     } catch (NcclComm.Late e) {
       List<Integer> missing = peers.notJoined();
       throw new DdpTimeoutException(
@@ -162,8 +167,8 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
                       + " set-up; NCCL_SOCKET_IFNAME picks its network interface)"
                   : "missing ranks "
                       + missing
-                      + " never joined (check that they started with the"
-                      + " same WORLD_SIZE and store)")
+                      + " never joined (check that they started with the same WORLD_SIZE and"
+                      + " store)")
               + "; the communicator was aborted",
           missing);
     }
