@@ -29,12 +29,18 @@ public final class CudaWork implements Work {
     DdpException failure();
   }
 
+  private static final long GROUP_VERDICT_GRACE_NS = 10_000_000_000L;
+
   private final long sequenceNumber;
   private final Supplier<String> describe;
   private final Duration defaultTimeout;
   private final CUcontext context;
   private final EventPool pool;
   private final GroupFailure groupFailure;
+
+  /** When this work was made, right after its collective was queued. */
+  private final long issuedNs = System.nanoTime();
+
   private CUevent event;
   private boolean done;
   private DdpException error;
@@ -129,6 +135,9 @@ public final class CudaWork implements Work {
     long parkNs = 1_000;
     while (!poll()) {
       if (System.nanoTime() - deadlineNs > 0) {
+        if (groupFailure != null && awaitGroupVerdict()) {
+          break;
+        }
         throw new DdpTimeoutException(
             describe.get() + " #" + sequenceNumber + " did not finish within " + timeout,
             List.of());
@@ -141,6 +150,25 @@ public final class CudaWork implements Work {
         throw error;
       }
     }
+  }
+
+  /**
+   * Past the group's own deadline for this work (its timeout since the collective was queued), the
+   * group's watchdog is about to fail it with a better message (who is missing): gives it a few
+   * seconds to. True if the work finished meanwhile.
+   */
+  private boolean awaitGroupVerdict() {
+    if (System.nanoTime() - (issuedNs + defaultTimeout.toNanos()) < 0) {
+      return false; // a short wait of the caller's: the collective may still finish
+    }
+    long graceEndNs = System.nanoTime() + GROUP_VERDICT_GRACE_NS;
+    while (System.nanoTime() - graceEndNs < 0) {
+      if (poll()) {
+        return true;
+      }
+      LockSupport.parkNanos(1_000_000);
+    }
+    return false;
   }
 
   @Override

@@ -34,10 +34,27 @@ final class NcclFailureCheck {
     try (DeviceMemory gate = new DeviceMemory(16);
         DeviceMemory data = new DeviceMemory(4096 * 4)) {
       gate.fill((byte) 0);
-      Cu.check(
+      // The stream waits for the device word; where stream memory operations are not supported,
+      // for a host function that waits on a latch instead.
+      java.util.concurrent.CountDownLatch hostGate = new java.util.concurrent.CountDownLatch(1);
+      int rc =
           JCudaDriver.cuStreamWaitValue32(
-              s, gate.ptr, 1, CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ),
-          "cuStreamWaitValue32");
+              s, gate.ptr, 1, CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ);
+      if (rc != 0) {
+        out.println("# stuck: cuStreamWaitValue32 returned " + rc + "; a host function waits");
+        Cu.check(
+            JCudaDriver.cuLaunchHostFunc(
+                s,
+                data2 -> {
+                  try {
+                    hostGate.await();
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                },
+                null),
+            "cuLaunchHostFunc");
+      }
       DeviceBuffer b =
           new DeviceBuffer(data.address, pg.deviceIndex(), Cu.handle(s), 4096, DataType.FLOAT32);
       long t0 = System.nanoTime();
@@ -59,6 +76,7 @@ final class NcclFailureCheck {
       failed += report(out, "stuck all-reduce fails after the timeout, aborted", timedOut);
       // Let the stream go on, so that the queued NCCL launch runs before its memory is freed.
       Cu.check(JCudaDriver.cuMemsetD32(gate.ptr, 1, 1), "cuMemsetD32");
+      hostGate.countDown();
       Cu.check(JCudaDriver.cuStreamSynchronize(s), "cuStreamSynchronize");
       String later;
       try {
