@@ -106,7 +106,12 @@ public final class NcclLibrary {
                 + " or newer: non-blocking communicators, so that no wait hangs)");
         continue;
       }
-      NcclDirect.bind(lib);
+      try {
+        NcclDirect.bind(lib);
+      } catch (UnsatisfiedLinkError e) {
+        problems.add("NCCL " + version + " at " + where + " lacks a collective: " + firstLine(e));
+        continue;
+      }
       return new NcclLibrary(where, version, api);
     }
     throw new ConfigException(unavailableMessage(env, search, problems));

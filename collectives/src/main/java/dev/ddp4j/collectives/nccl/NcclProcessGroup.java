@@ -311,6 +311,8 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
     if (count > 0) {
       issued = seq;
       int rc;
+      // An aborted group fails here without waiting for the lock an abort in progress holds.
+      requireNotAborted(op);
       synchronized (comm.lock()) {
         requireUsable(op);
         rc = call.invoke(comm.handle(), streamHandle);
@@ -345,7 +347,7 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
     requireUsable(op);
   }
 
-  private void requireUsable(String op) {
+  private void requireNotAborted(String op) {
     DdpException f = failure;
     if (f != null) {
       throw new DdpException(
@@ -357,6 +359,10 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
               + "); close it and create a new group",
           f);
     }
+  }
+
+  private void requireUsable(String op) {
+    requireNotAborted(op);
     if (comm.gone()) {
       throw new IllegalStateException(op + " on rank " + rank + ": the nccl group is closed");
     }

@@ -40,6 +40,7 @@ public final class GpuTestMain {
               CudaStagedGpuTest.class,
               CudaRingGpuTest.class,
               dev.ddp4j.collectives.nccl.NcclGpuTest.class,
+              dev.ddp4j.collectives.nccl.NcclHeaderTest.class,
               PeerAccessSettingsTest.class,
               PeerRoutingTest.class)) {
         selectors.add(selectClass(c));

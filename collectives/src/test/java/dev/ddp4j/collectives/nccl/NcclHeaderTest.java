@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * excerpt kept in test resources and, where one is installed (the GPU machine),
  * /usr/include/nccl.h.
  */
-class NcclHeaderTest {
+public class NcclHeaderTest {
 
   private static final Path INSTALLED = Path.of("/usr/include/nccl.h");
 
