@@ -43,7 +43,7 @@ cp "$repo/bench/nccl_collectives.sh" "$repo/bench/nccl_collectives.cu" "$out/"
 cp "$repo/scripts/run-gpu.sh" "$out/run-gpu.sh"
 cp "$repo/bench/cpu-algorithms.sh" "$out/"
 cp "$repo/scripts/staged-vs-ipc-table.py" "$out/"
-cp "$repo/scripts/cuda-ops-table.py" "$out/"
+cp "$repo/scripts/cuda-ops-table.py" "$repo/scripts/backend-ab-table.py" "$out/"
 du -sh "$out"
 total=$(du -sb "$out" | cut -f1)
 if [ "$total" -ge $((64 << 20)) ]; then

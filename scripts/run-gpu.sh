@@ -6,7 +6,8 @@
 # SWEEP_MIN_BYTES (default 32 MiB) for each of SWEEP_VARIANTS (e.g. "oneshot:blocks=64:step=262144,twoshot").
 # TESTS names the test classes of the "tests" step (default: all). "staged" runs the bench again with
 # DDP4J_P2P_DISABLE=1 (the host-staged path) into bench-staged.log; the summary then puts it beside bench.log.
-# "launcher" runs `java -jar launcher.jar bench --backend cuda` for each of BENCH_OPS (default all four collectives)
+# "launcher" runs `java -jar launcher.jar bench --backend B` for each of BENCH_OPS (default all four collectives) and
+# each B of BENCH_BACKENDS (default "cuda nccl": ddp4j's kernels and the machine's NCCL, one process per GPU each)
 # from BENCH_MIN (16) to BENCH_MAX (1G) x BENCH_FACTOR (4); "ncclops" runs NCCL's four collectives over the same
 # sizes (bench/nccl_collectives.cu); "ring" benches DDP4J_ALGO=ring beside the default (ring-bench.log); "movement" times broadcast/allGather/reduceScatter against their old way.
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,11 +30,16 @@ for step in $steps; do
     sweep) timeout 200 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.harness.GpuHarness bench --nproc "$nproc" --min-bytes "${SWEEP_MIN_BYTES:-33554432}" --variants "$SWEEP_VARIANTS" > "$out/sweep.log" 2>&1; rc=$? ;;
     nccl) timeout 200 bash "$here/nccl_bench.sh" > "$out/nccl.log" 2>&1; rc=$? ;;
     launcher)
+      # Each op through ddp4j's own kernels (--backend cuda, launcher-bench.log) and through the machine's NCCL
+      # (--backend nccl, launcher-bench-nccl.log), one process per GPU each, alternated in this one step.
       rc=0
       for op in ${BENCH_OPS:-allreduce broadcast allgather reducescatter}; do
-        echo "\$ java -jar launcher.jar bench --nproc-per-node=$nproc --backend cuda --op $op -b ${BENCH_MIN:-16} -e ${BENCH_MAX:-1G} -f ${BENCH_FACTOR:-4}" >> "$out/launcher-bench.log"
-        timeout 240 "$java" -jar "$here/launcher.jar" bench --nproc-per-node="$nproc" --backend cuda --op "$op" \
-          -b "${BENCH_MIN:-16}" -e "${BENCH_MAX:-1G}" -f "${BENCH_FACTOR:-4}" >> "$out/launcher-bench.log" 2>&1 || rc=$?
+        for backend in ${BENCH_BACKENDS:-cuda nccl}; do
+          log="$out/launcher-bench.log"; [ "$backend" = cuda ] || log="$out/launcher-bench-$backend.log"
+          echo "\$ java -jar launcher.jar bench --nproc-per-node=$nproc --backend $backend --op $op -b ${BENCH_MIN:-16} -e ${BENCH_MAX:-1G} -f ${BENCH_FACTOR:-4}" >> "$log"
+          timeout 240 "$java" -jar "$here/launcher.jar" bench --nproc-per-node="$nproc" --backend "$backend" --op "$op" \
+            -b "${BENCH_MIN:-16}" -e "${BENCH_MAX:-1G}" -f "${BENCH_FACTOR:-4}" >> "$log" 2>&1 || rc=$?
+        done
       done ;;
     ncclops) timeout 240 bash "$here/nccl_collectives.sh" "${BENCH_MIN_BYTES:-16}" "${BENCH_MAX_BYTES:-1073741824}" "${BENCH_FACTOR:-4}" "${NCCL_OPS:-allreduce,broadcast,allgather,reducescatter}" > "$out/nccl-collectives.log" 2>&1; rc=$? ;;
     ring)
@@ -65,3 +71,5 @@ echo "==== summary"
 [ -f "$out/ring-bench.log" ] && grep -vE "^(----|\s*at |INFO|[A-Z][a-z][a-z] [0-9])" "$out/ring-bench.log" | head -80
 [ -f "$out/movement.log" ] && grep -vE "^(----|\s*at |INFO|[A-Z][a-z][a-z] [0-9])" "$out/movement.log" | head -60
 [ -f "$out/launcher-bench.log" ] && [ -f "$out/nccl-collectives.log" ] && python3 "$here/cuda-ops-table.py" "$out/launcher-bench.log" "$out/nccl-collectives.log"
+[ -f "$out/launcher-bench.log" ] && [ -f "$out/launcher-bench-nccl.log" ] && python3 "$here/backend-ab-table.py" "$out/launcher-bench.log" "$out/launcher-bench-nccl.log"
+[ -f "$out/launcher-bench-nccl.log" ] && grep -E "Exception|cannot run|FAIL" "$out/launcher-bench-nccl.log" | head -5

@@ -1,6 +1,7 @@
 package dev.ddp4j;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -11,13 +12,13 @@ import java.util.Map;
  *   <caption>Variables read</caption>
  *   <tr><th>variable</th><th>meaning</th><th>default</th></tr>
  *   <tr><td>DDP4J_INIT_METHOD</td><td>env://, tcp://HOST:PORT or file:///PATH</td><td>env://</td></tr>
- *   <tr><td>DDP4J_BACKEND</td><td>auto, cpu or cuda</td><td>auto (cuda where a GPU and the cuda backend are
- *       present, else cpu)</td></tr>
+ *   <tr><td>DDP4J_BACKEND</td><td>auto, cpu, cuda or nccl</td><td>auto (cuda where a GPU and the cuda backend
+ *       are present, else cpu; nccl only when named)</td></tr>
  *   <tr><td>DDP4J_TIMEOUT_SECONDS</td><td>timeout of store waits and collectives</td><td>300</td></tr>
  * </table>
  *
  * @param initMethod where the ranks meet
- * @param backend {@code auto}, {@code cpu} or {@code cuda}
+ * @param backend {@code auto}, {@code cpu}, {@code cuda} or {@code nccl}
  * @param rank this process's rank, or -1 to read RANK
  * @param worldSize the number of ranks, or -1 to read WORLD_SIZE
  * @param timeout timeout of store waits and collectives
@@ -36,9 +37,9 @@ public record InitOptions(
           "initMethod : null (expected: env://, tcp://HOST:PORT or file:///PATH)");
     }
     backend = backend == null ? "auto" : backend.trim().toLowerCase(Locale.ROOT);
-    if (!backend.equals("auto") && !backend.equals("cpu") && !backend.equals("cuda")) {
+    if (!List.of("auto", "cpu", "cuda", "nccl").contains(backend)) {
       throw new ConfigException(
-          "backend '" + backend + "' is not known (expected: auto, cpu or cuda)");
+          "backend '" + backend + "' is not known (expected: auto, cpu, cuda or nccl)");
     }
     if (timeout == null || timeout.isNegative() || timeout.isZero()) {
       throw new ConfigException(

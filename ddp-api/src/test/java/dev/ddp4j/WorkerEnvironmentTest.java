@@ -82,6 +82,6 @@ class WorkerEnvironmentTest {
     assertThatThrownBy(() -> InitOptions.fromEnvironment(Map.of("DDP4J_TIMEOUT_SECONDS", "soon")))
         .hasMessageContaining("DDP4J_TIMEOUT_SECONDS='soon'");
     assertThatThrownBy(() -> InitOptions.fromEnvironment(Map.of("DDP4J_BACKEND", "gloo")))
-        .hasMessageContaining("backend 'gloo' is not known (expected: auto, cpu or cuda)");
+        .hasMessageContaining("backend 'gloo' is not known (expected: auto, cpu, cuda or nccl)");
   }
 }

@@ -64,8 +64,8 @@ class FailureOutputTest {
       assertThat(out)
           .contains("exit code 2")
           .contains(
-              "    ConfigException: backend 'no-such-backend' is not known (expected: auto, cpu or"
-                  + " cuda)")
+              "    ConfigException: backend 'no-such-backend' is not known (expected: auto, cpu,"
+                  + " cuda or nccl)")
           .doesNotContain("\tat ")
           .doesNotContain("Exception in thread");
     }

@@ -3,7 +3,6 @@ package dev.ddp4j.collectives.cuda;
 import dev.ddp4j.DataType;
 import dev.ddp4j.DdpException;
 import dev.ddp4j.DeviceBuffer;
-import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.Store;
 import dev.ddp4j.TensorBuffer;
@@ -49,7 +48,7 @@ import jcuda.driver.JCudaDriver;
  * a hop between hosts, the whole group host-staged ({@link StagedPath}), all with the same stream
  * and Work contract.
  */
-public final class CudaProcessGroup implements ProcessGroup {
+public final class CudaProcessGroup implements DeviceGroup {
 
   private static final int DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 
@@ -235,6 +234,7 @@ public final class CudaProcessGroup implements ProcessGroup {
   }
 
   /** The most bytes one kernel launch reduces; larger messages run as several launches. */
+  @Override
   public long maxLaunchBytes() {
     return route.maxLaunchBytes();
   }
@@ -297,11 +297,13 @@ public final class CudaProcessGroup implements ProcessGroup {
   }
 
   /** The CUDA device ordinal this rank runs on. */
+  @Override
   public int deviceIndex() {
     return deviceIndex;
   }
 
   /** The primary context of this group's device, which callers' buffers live in. */
+  @Override
   public CUcontext context() {
     return context;
   }
@@ -388,16 +390,7 @@ public final class CudaProcessGroup implements ProcessGroup {
    * rank} of the whole exactly, or not overlap it.
    */
   private void blockOrDisjoint(String op, DeviceBuffer part, DeviceBuffer whole) {
-    long mine = whole.devicePointer() + rank * part.sizeBytes();
-    if (part.devicePointer() != mine
-        && part.devicePointer() < whole.devicePointer() + whole.sizeBytes()
-        && whole.devicePointer() < part.devicePointer() + part.sizeBytes()) {
-      throw new IllegalArgumentException(
-          op
-              + ": the per-rank buffer overlaps the whole one but is not block "
-              + rank
-              + " of it (expected: disjoint, or exactly block rank)");
-    }
+    DeviceBuffers.blockOrDisjoint(op, rank, part, whole);
   }
 
   @Override
@@ -413,25 +406,7 @@ public final class CudaProcessGroup implements ProcessGroup {
     if (closed) {
       throw new IllegalStateException(op + " on rank " + rank + ": the cuda group is closed");
     }
-    if (!(b instanceof DeviceBuffer d)) {
-      throw new IllegalArgumentException(
-          op
-              + ": the cuda backend takes DeviceBuffers, got a "
-              + b.getClass().getSimpleName()
-              + " (use the cpu backend for host memory)");
-    }
-    if (d.deviceIndex() != deviceIndex) {
-      throw new IllegalArgumentException(
-          op
-              + " on rank "
-              + rank
-              + ": the buffer is on GPU "
-              + d.deviceIndex()
-              + " but this rank runs on GPU "
-              + deviceIndex
-              + " (expected: deviceIndex = LOCAL_RANK)");
-    }
-    return d;
+    return DeviceBuffers.on("cuda", op, rank, deviceIndex, b);
   }
 
   /** Makes the context current and orders this call after the previous one on another stream. */

@@ -5,14 +5,17 @@ import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
 import jcuda.driver.JCudaDriver;
 
-/** Reusable timing-free CUDA events of one context, so that a collective allocates none. */
-final class EventPool {
+/**
+ * Reusable timing-free CUDA events of one context, so that a collective allocates none. Shared by
+ * the cuda and nccl backends.
+ */
+public final class EventPool {
 
   private final ConcurrentLinkedDeque<CUevent> free = new ConcurrentLinkedDeque<>();
   private int created;
 
   /** An event from the pool, or a new one; needs the context current. */
-  CUevent take() {
+  public CUevent take() {
     CUevent e = free.pollFirst();
     if (e == null) {
       e = new CUevent();
@@ -23,7 +26,7 @@ final class EventPool {
     return e;
   }
 
-  void release(CUevent e) {
+  public void release(CUevent e) {
     free.addFirst(e);
   }
 
@@ -32,7 +35,7 @@ final class EventPool {
   }
 
   /** Destroys the pooled events; needs the context current. */
-  void destroy() {
+  public void destroy() {
     for (CUevent e; (e = free.pollFirst()) != null; ) {
       JCudaDriver.cuEventDestroy(e);
     }

@@ -27,8 +27,9 @@ public final class GpuTestMain {
 
   public static void main(String[] args) {
     List<org.junit.platform.engine.DiscoverySelector> selectors = new ArrayList<>();
-    for (String name : args) { // only these test classes (simple names of this package)
-      selectors.add(selectClass(GpuTestMain.class.getPackageName() + "." + name));
+    for (String name : args) { // only these test classes (simple names of this package, or full)
+      selectors.add(
+          selectClass(name.contains(".") ? name : GpuTestMain.class.getPackageName() + "." + name));
     }
     if (selectors.isEmpty()) {
       for (Class<?> c :
@@ -39,6 +40,8 @@ public final class GpuTestMain {
               CudaStagedGpuTest.class,
               CudaRingGpuTest.class,
               CudaStallGpuTest.class,
+              dev.ddp4j.collectives.nccl.NcclGpuTest.class,
+              dev.ddp4j.collectives.nccl.NcclHeaderTest.class,
               PeerAccessSettingsTest.class,
               PeerRoutingTest.class)) {
         selectors.add(selectClass(c));

@@ -67,13 +67,21 @@ public final class Nd4jDevices {
   /**
    * Checks that a group of backend {@code groupBackend} can take ND4J's arrays on this backend.
    *
-   * @throws ConfigException for a {@code cuda} group with ND4J on the CPU, naming the two fixes
+   * @throws ConfigException for a {@code cuda} or {@code nccl} group with ND4J on the CPU, naming
+   *     the two fixes
    */
   public static void checkCompatible(String groupBackend) {
-    if ("cuda".equals(groupBackend) && !nd4jOnCuda()) {
+    if (deviceBackend(groupBackend) && !nd4jOnCuda()) {
       throw new ConfigException(
-          "the process group is 'cuda' but ND4J runs on its CPU backend, so gradients are in host memory"
+          "the process group is '"
+              + groupBackend
+              + "' but ND4J runs on its CPU backend, so gradients are in host memory"
               + " (expected: DDP4J_BACKEND=cpu, or ND4J's CUDA backend: build with -Pnd4j-cuda)");
     }
+  }
+
+  /** True for the backends whose groups take device buffers: {@code cuda} and {@code nccl}. */
+  public static boolean deviceBackend(String groupBackend) {
+    return "cuda".equals(groupBackend) || "nccl".equals(groupBackend);
   }
 }

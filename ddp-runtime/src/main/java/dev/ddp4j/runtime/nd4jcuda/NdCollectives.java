@@ -21,7 +21,7 @@ public final class NdCollectives {
 
   private final ProcessGroup group;
 
-  /** Non-null only for ND4J's CUDA backend with the {@code cuda} group. */
+  /** Non-null only for ND4J's CUDA backend with a {@code cuda} or {@code nccl} group. */
   private final Nd4jDevice device;
 
   private final boolean stageOnHost;
@@ -39,7 +39,7 @@ public final class NdCollectives {
    */
   public static NdCollectives of(ProcessGroup group) {
     Nd4jDevices.checkCompatible(group.backend());
-    boolean cudaGroup = "cuda".equals(group.backend());
+    boolean cudaGroup = Nd4jDevices.deviceBackend(group.backend());
     if (!Nd4jDevices.nd4jOnCuda()) {
       return new NdCollectives(group, null, false);
     }

@@ -4,7 +4,9 @@ import dev.ddp4j.ReduceOp;
 import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.cuda.Cu;
 import dev.ddp4j.collectives.cuda.CudaProcessGroup;
+import dev.ddp4j.collectives.cuda.DeviceGroup;
 import dev.ddp4j.collectives.cuda.harness.LocalRanks;
+import dev.ddp4j.collectives.nccl.NcclProcessGroup;
 import dev.ddp4j.collectives.store.FileStore;
 import dev.ddp4j.runtime.bucket.BucketPlan;
 import java.time.Duration;
@@ -16,8 +18,9 @@ import jcuda.driver.JCudaDriver;
  * One rank of {@link DeviceGradientReducerGpuTest}, started by {@link LocalRanks}: {@code reduce}
  * runs two synthetic training steps through the engine and compares the averaged gradient with a
  * float64 host reference element by element; {@code overlap} traces one step on the GPU and checks
- * that the first bucket's all-reduce ran while backward was still running. Prints one {@code #}
- * line; exit status 0 only if the check held.
+ * that the first bucket's all-reduce ran while backward was still running. A second argument {@code
+ * nccl} runs it on an nccl group instead of a cuda one. Prints one {@code #} line; exit status 0
+ * only if the check held.
  */
 public final class EngineGpuCheck {
 
@@ -27,7 +30,10 @@ public final class EngineGpuCheck {
     WorkerEnvironment w = LocalRanks.worker();
     Duration timeout = Duration.ofSeconds(60);
     try (FileStore store = LocalRanks.store(timeout)) {
-      CudaProcessGroup pg = CudaProcessGroup.create(w, store, timeout, null, 64L << 20);
+      DeviceGroup pg =
+          args.length > 1 && args[1].equals("nccl")
+              ? NcclProcessGroup.create(w, store, timeout)
+              : CudaProcessGroup.create(w, store, timeout, null, 64L << 20);
       boolean ok = args[0].equals("reduce") ? reduce(pg) : overlap(pg);
       pg.close();
       System.exit(ok ? 0 : 1);
@@ -44,7 +50,7 @@ public final class EngineGpuCheck {
     return s;
   }
 
-  private static boolean reduce(CudaProcessGroup pg) {
+  private static boolean reduce(DeviceGroup pg) {
     // Odd sizes, one layer larger than a bucket: buckets with remainders and of one layer each.
     long[] params = {300_001, 70_000, 1_000_003, 262_144, 5, 655_360};
     long[] ns = {20_000, 20_000, 20_000, 20_000, 20_000, 20_000};
@@ -75,9 +81,10 @@ public final class EngineGpuCheck {
           }
         }
         System.out.printf(
-            "# reduce rank %d/%d: %d elements in %d buckets, %d mismatches%s%n",
+            "# reduce rank %d/%d (%s): %d elements in %d buckets, %d mismatches%s%n",
             pg.rank(),
             n,
+            pg.backend(),
             m.parameters(),
             plan.buckets().size(),
             mismatches,
@@ -89,7 +96,7 @@ public final class EngineGpuCheck {
     }
   }
 
-  private static boolean overlap(CudaProcessGroup pg) {
+  private static boolean overlap(DeviceGroup pg) {
     long[] params = new long[8];
     long[] ns = new long[8];
     java.util.Arrays.fill(params, 4_000_000);

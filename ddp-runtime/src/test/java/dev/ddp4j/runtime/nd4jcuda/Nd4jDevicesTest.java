@@ -55,11 +55,14 @@ class Nd4jDevicesTest {
   }
 
   @Test
-  void shouldRefuseACudaGroupWhileNd4jRunsOnTheCpu() {
+  void shouldRefuseACudaOrNcclGroupWhileNd4jRunsOnTheCpu() {
     assertThatThrownBy(() -> Nd4jDevices.checkCompatible("cuda"))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("DDP4J_BACKEND=cpu")
         .hasMessageContaining("-Pnd4j-cuda");
+    assertThatThrownBy(() -> Nd4jDevices.checkCompatible("nccl"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("the process group is 'nccl' but ND4J runs on its CPU backend");
     Nd4jDevices.checkCompatible("cpu");
   }
 

@@ -37,7 +37,8 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(
       names = "--backend",
       defaultValue = "cpu",
-      description = "cpu or cuda. Default: ${DEFAULT-VALUE}.")
+      description =
+          "cpu, cuda or nccl (the machine's NCCL through the nccl backend). Default: ${DEFAULT-VALUE}.")
   String backend;
 
   @Option(

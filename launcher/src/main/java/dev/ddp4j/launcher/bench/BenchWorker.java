@@ -7,6 +7,7 @@ import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.TensorBuffer;
 import dev.ddp4j.Work;
+import dev.ddp4j.collectives.cuda.DeviceGroup;
 import java.nio.ByteBuffer;
 
 /**
@@ -63,8 +64,8 @@ public final class BenchWorker {
       long fixedIterations,
       boolean shared) {
     try (BenchMemory memory =
-        pg.backend().equals("cuda")
-            ? new CudaBenchMemory(pg, maxBytes)
+        pg instanceof DeviceGroup device
+            ? new CudaBenchMemory(device, maxBytes)
             : new HostBenchMemory(pg, maxBytes, shared)) {
       run(pg, memory, collective, type, op, root, minBytes, maxBytes, factor, fixedIterations);
     }

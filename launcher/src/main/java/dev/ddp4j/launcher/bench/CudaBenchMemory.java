@@ -6,7 +6,7 @@ import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.TensorBuffer;
 import dev.ddp4j.collectives.cuda.Cu;
-import dev.ddp4j.collectives.cuda.CudaProcessGroup;
+import dev.ddp4j.collectives.cuda.DeviceGroup;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import jcuda.Pointer;
@@ -16,8 +16,8 @@ import jcuda.driver.CUstream_flags;
 import jcuda.driver.JCudaDriver;
 
 /**
- * The cuda backend's bench buffers: two allocations on the rank's GPU, collectives on a stream of
- * their own, and host copies for the correctness check.
+ * The bench buffers of a device group (the cuda and nccl backends): two allocations on the rank's
+ * GPU, collectives on a stream of their own, and host copies for the correctness check.
  */
 final class CudaBenchMemory implements BenchMemory {
 
@@ -30,11 +30,7 @@ final class CudaBenchMemory implements BenchMemory {
   private final ByteBuffer hostIn;
   private final ByteBuffer hostOut;
 
-  CudaBenchMemory(ProcessGroup group, long maxBytes) {
-    if (!(group instanceof CudaProcessGroup pg)) {
-      throw new IllegalArgumentException(
-          "--backend cuda: the group is " + group.backend() + " (expected: a cuda group)");
-    }
+  CudaBenchMemory(DeviceGroup pg, long maxBytes) {
     JCudaDriver.cuCtxSetCurrent(pg.context());
     long bytes = Math.max(maxBytes, 64);
     Cu.check(JCudaDriver.cuMemAlloc(in, bytes), "cuMemAlloc of the bench's " + bytes + " bytes");

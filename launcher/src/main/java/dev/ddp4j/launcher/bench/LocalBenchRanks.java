@@ -43,7 +43,7 @@ final class LocalBenchRanks {
                           + backend
                           + " cannot run here: "
                           + why
-                          + (backend.equals("cpu")
+                          + (backend.equals("cpu") || why.contains("fix:")
                               ? ""
                               : " (expected: a machine with an NVIDIA GPU and driver, or --backend cpu)"));
                 });
@@ -51,7 +51,7 @@ final class LocalBenchRanks {
       }
     }
     throw new ConfigException(
-        command + " --backend " + backend + ": no such backend (expected: cpu or cuda)");
+        command + " --backend " + backend + ": no such backend (expected: cpu, cuda or nccl)");
   }
 
   /**

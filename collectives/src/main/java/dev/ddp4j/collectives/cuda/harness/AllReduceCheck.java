@@ -5,6 +5,7 @@ import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.collectives.cuda.Cu;
 import dev.ddp4j.collectives.cuda.CudaProcessGroup;
+import dev.ddp4j.collectives.cuda.DeviceGroup;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -25,15 +26,18 @@ final class AllReduceCheck {
 
   private static final byte POISON = 0x7f;
 
-  private final CudaProcessGroup pg;
+  private final DeviceGroup pg;
+
+  /** Null for a group whose all-reduce has no algorithm to choose (nccl). */
   private final SwitchableChooser chooser;
+
   private final PrintStream out;
   private final long stream;
   private long seed = 1;
   private int cases;
   private int failed;
 
-  AllReduceCheck(CudaProcessGroup pg, SwitchableChooser chooser, PrintStream out) {
+  AllReduceCheck(DeviceGroup pg, SwitchableChooser chooser, PrintStream out) {
     this.pg = pg;
     this.chooser = chooser;
     this.out = out;
@@ -61,12 +65,14 @@ final class AllReduceCheck {
    */
   void runAll(boolean full, List<String> algorithms) {
     // A group routed around pairs without peer access runs the ring whatever the chooser says.
-    boolean ringRouted = pg.allReduceRoute().startsWith("ring");
-    List<String> algos = pg.size() > 1 && !ringRouted ? algorithms : List.of("auto");
-    out.printf("# rank %d: allReduce route %s%n", pg.rank(), pg.allReduceRoute());
+    String route = pg instanceof CudaProcessGroup cuda ? cuda.allReduceRoute() : pg.backend();
+    boolean ringRouted = route.startsWith("ring");
+    List<String> algos =
+        pg.size() > 1 && !ringRouted && chooser != null ? algorithms : List.of("auto");
+    out.printf("# rank %d: allReduce route %s%n", pg.rank(), route);
     long[] counts = {0, 1, 7, 4097, 1_000_003};
     for (String algo : algos) {
-      chooser.set(algo);
+      choose(algo);
       for (DataType t : DataType.values()) {
         for (ReduceOp op : ReduceOp.values()) {
           for (long n : counts) {
@@ -90,13 +96,19 @@ final class AllReduceCheck {
         allReduce(algo, DataType.BFLOAT16, ReduceOp.SUM, 1L << 27, 0, true); // 256 MiB
       }
     }
-    chooser.set("auto");
+    choose("auto");
     if (full) {
       // 1 GiB (the largest size): several launches through the scratch.
       allReduce("auto", DataType.FLOAT32, ReduceOp.SUM, 1L << 28, 0, true);
     }
     new CollectiveCheck(pg, this, stream).runAll(full);
     barrier();
+  }
+
+  private void choose(String algo) {
+    if (chooser != null) {
+      chooser.set(algo);
+    }
   }
 
   void report(String what, String detail) {

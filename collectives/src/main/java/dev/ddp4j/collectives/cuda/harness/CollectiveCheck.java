@@ -3,7 +3,7 @@ package dev.ddp4j.collectives.cuda.harness;
 import dev.ddp4j.DataType;
 import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.ReduceOp;
-import dev.ddp4j.collectives.cuda.CudaProcessGroup;
+import dev.ddp4j.collectives.cuda.DeviceGroup;
 import java.nio.ByteBuffer;
 
 /**
@@ -17,12 +17,12 @@ final class CollectiveCheck {
 
   private static final byte POISON = 0x7f;
 
-  private final CudaProcessGroup pg;
+  private final DeviceGroup pg;
   private final AllReduceCheck log;
   private final long stream;
   private long seed = 1_000_000;
 
-  CollectiveCheck(CudaProcessGroup pg, AllReduceCheck log, long stream) {
+  CollectiveCheck(DeviceGroup pg, AllReduceCheck log, long stream) {
     this.pg = pg;
     this.log = log;
     this.stream = stream;

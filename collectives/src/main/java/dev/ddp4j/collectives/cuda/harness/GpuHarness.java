@@ -3,6 +3,7 @@ package dev.ddp4j.collectives.cuda.harness;
 import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.cuda.CudaProbe;
 import dev.ddp4j.collectives.cuda.CudaProcessGroup;
+import dev.ddp4j.collectives.nccl.NcclProcessGroup;
 import dev.ddp4j.collectives.store.FileStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,8 +19,10 @@ import java.util.List;
  * {@code routes} only creates a group (for its {@code DDP4J_DEBUG=INFO} route lines), {@code
  * staged-check [--large]} and {@code staged-missing} check a host-staged group (set {@code
  * DDP4J_P2P_DISABLE=1} or {@code DDP4J_P2P_DISABLE_PAIRS}, or pass {@code --host-per-rank} to give
- * every rank a {@code DDP4J_HOST_ID} of its own). It starts N worker JVMs (one per GPU) and prints
- * rank 0's output, and every rank's on failure. Exit status 0 only if every rank passed.
+ * every rank a {@code DDP4J_HOST_ID} of its own). With {@code --backend nccl}, {@code check},
+ * {@code stuck} and {@code missing} run on an nccl group instead (see {@link #ncclWork}). It starts
+ * N worker JVMs (one per GPU) and prints rank 0's output, and every rank's on failure. Exit status
+ * 0 only if every rank passed.
  */
 public final class GpuHarness {
 
@@ -77,6 +80,9 @@ public final class GpuHarness {
     WorkerEnvironment w = LocalRanks.worker();
     String t = System.getenv("DDP4J_TIMEOUT_SECONDS");
     Duration timeout = Duration.ofSeconds(t == null ? 60 : Long.parseLong(t.trim()));
+    if (option(args, "--backend", "cuda").equals("nccl")) {
+      return ncclWork(mode, args, w, timeout);
+    }
     try (FileStore store = LocalRanks.store(timeout)) {
       SwitchableChooser chooser = new SwitchableChooser();
       CudaProcessGroup pg = CudaProcessGroup.create(w, store, timeout, chooser, 240L << 20);
@@ -121,6 +127,36 @@ public final class GpuHarness {
                 Arrays.asList(option(args, "--variants", "auto").split(",")),
                 Long.parseLong(option(args, "--min-bytes", "8")),
                 Long.parseLong(option(args, "--max-bytes", Long.toString(512L << 20))));
+      }
+      pg.close();
+      return failures == 0 ? 0 : 1;
+    } catch (RuntimeException e) {
+      e.printStackTrace(System.out);
+      return 3;
+    }
+  }
+
+  /**
+   * {@code --backend nccl}: {@code check} runs the correctness cases on an nccl group (no
+   * algorithms to choose), {@code stuck} and {@code missing} its failure paths (NcclFailureCheck).
+   */
+  private static int ncclWork(
+      String mode, List<String> args, WorkerEnvironment w, Duration timeout) {
+    try (FileStore store = LocalRanks.store(timeout)) {
+      NcclProcessGroup pg = NcclProcessGroup.create(w, store, timeout);
+      System.out.printf(
+          "# rank %d: nccl group, NCCL %s from %s%n",
+          w.rank(), pg.library().version(), pg.library().path());
+      int failures;
+      if (mode.equals("stuck")) {
+        return NcclFailureCheck.stuck(pg, System.out) == 0 ? 0 : 1;
+      } else if (mode.equals("missing")) {
+        return NcclFailureCheck.missing(pg, System.out) == 0 ? 0 : 1;
+      } else {
+        AllReduceCheck c = new AllReduceCheck(pg, null, System.out);
+        c.runAll(!args.contains("--quick"), List.of("auto"));
+        failures = c.failed();
+        System.out.printf("# rank %d: %d cases, %d failed%n", w.rank(), c.cases(), c.failed());
       }
       pg.close();
       return failures == 0 ? 0 : 1;

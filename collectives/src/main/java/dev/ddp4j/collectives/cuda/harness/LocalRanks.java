@@ -130,7 +130,11 @@ public final class LocalRanks {
         }
         return;
       }
-      procs.stream().filter(Process::isAlive).findFirst().get().waitFor(50, TimeUnit.MILLISECONDS);
+      // The last one may exit between the check above and this look (fast-failing ranks).
+      java.util.Optional<Process> alive = procs.stream().filter(Process::isAlive).findFirst();
+      if (alive.isPresent()) {
+        alive.get().waitFor(50, TimeUnit.MILLISECONDS);
+      }
     }
   }
 }

@@ -1,0 +1,56 @@
+package dev.ddp4j.collectives.cuda;
+
+import dev.ddp4j.DeviceBuffer;
+import dev.ddp4j.TensorBuffer;
+
+/** The argument checks a device-memory group makes on a collective's buffers, with one message. */
+public final class DeviceBuffers {
+
+  private DeviceBuffers() {}
+
+  /**
+   * {@code b} as a device buffer on GPU {@code deviceIndex}; throws naming the backend, rank and
+   * what was passed otherwise.
+   */
+  public static DeviceBuffer on(
+      String backend, String op, int rank, int deviceIndex, TensorBuffer b) {
+    if (!(b instanceof DeviceBuffer d)) {
+      throw new IllegalArgumentException(
+          op
+              + ": the "
+              + backend
+              + " backend takes DeviceBuffers, got a "
+              + b.getClass().getSimpleName()
+              + " (use the cpu backend for host memory)");
+    }
+    if (d.deviceIndex() != deviceIndex) {
+      throw new IllegalArgumentException(
+          op
+              + " on rank "
+              + rank
+              + ": the buffer is on GPU "
+              + d.deviceIndex()
+              + " but this rank runs on GPU "
+              + deviceIndex
+              + " (expected: deviceIndex = LOCAL_RANK)");
+    }
+    return d;
+  }
+
+  /**
+   * Gathering collectives read a rank's part while others write the whole, so the part must be
+   * block {@code rank} of the whole exactly (in place), or not overlap it.
+   */
+  public static void blockOrDisjoint(String op, int rank, DeviceBuffer part, DeviceBuffer whole) {
+    long mine = whole.devicePointer() + rank * part.sizeBytes();
+    if (part.devicePointer() != mine
+        && part.devicePointer() < whole.devicePointer() + whole.sizeBytes()
+        && whole.devicePointer() < part.devicePointer() + part.sizeBytes()) {
+      throw new IllegalArgumentException(
+          op
+              + ": the per-rank buffer overlaps the whole one but is not block "
+              + rank
+              + " of it (expected: disjoint, or exactly block rank)");
+    }
+  }
+}

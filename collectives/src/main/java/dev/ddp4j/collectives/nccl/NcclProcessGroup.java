@@ -1,0 +1,532 @@
+package dev.ddp4j.collectives.nccl;
+
+import dev.ddp4j.DataType;
+import dev.ddp4j.DdpException;
+import dev.ddp4j.DdpTimeoutException;
+import dev.ddp4j.DeviceBuffer;
+import dev.ddp4j.PeerFailureException;
+import dev.ddp4j.ReduceOp;
+import dev.ddp4j.Store;
+import dev.ddp4j.TensorBuffer;
+import dev.ddp4j.Work;
+import dev.ddp4j.WorkerEnvironment;
+import dev.ddp4j.collectives.cpu.DebugLog;
+import dev.ddp4j.collectives.cuda.Cu;
+import dev.ddp4j.collectives.cuda.CudaWork;
+import dev.ddp4j.collectives.cuda.DeviceBuffers;
+import dev.ddp4j.collectives.cuda.DeviceGroup;
+import dev.ddp4j.collectives.cuda.EventPool;
+import dev.ddp4j.spi.CollectiveChecks;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUdevice;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUstream;
+import jcuda.driver.CUstream_flags;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * The {@code nccl} process group: one process per GPU, every collective handed to the machine's
+ * NCCL ({@link NcclLibrary}) on the buffer's stream, under the cuda backend's contract: {@link
+ * DeviceBuffer}s on this rank's GPU, collectives after the work queued on the buffer's stream and
+ * ordered among themselves across streams, {@link Work} completing through a CUDA event ({@link
+ * CudaWork}), the local argument checks of {@link CollectiveChecks}.
+ *
+ * <p>Rank 0's unique id reaches the others through the store ({@link NcclIdExchange}); the
+ * communicator is non-blocking ({@link NcclComm}), so a missing rank makes the set-up or a
+ * collective fail after the group's timeout, naming the ranks that never arrived ({@link
+ * NcclPeers}), and the communicator is aborted ({@code ncclCommAbort}) so that no rank hangs: by
+ * {@link NcclWatchdog} on a timeout, an asynchronous NCCL error (a dead peer) or another rank's
+ * abort. An aborted group fails its unfinished and later collectives; close it and make another.
+ * {@code NCCL_*} variables reach NCCL untouched.
+ */
+public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
+
+  /** One NCCL call on the communicator handle and a stream; returns its ncclResult_t. */
+  private interface Call {
+    int invoke(long comm, long stream);
+  }
+
+  private final int rank;
+  private final int size;
+  private final Store store;
+  private final Duration timeout;
+  private final int deviceIndex;
+  private final CUdevice device;
+  private final CUcontext context;
+  private final NcclLibrary lib;
+  private final NcclComm comm;
+  private final NcclPeers peers;
+  private final NcclWatchdog watchdog;
+  private final DebugLog log;
+  private final EventPool events = new EventPool();
+  private final CUstream internalStream = new CUstream();
+  private final CUdeviceptr barrierWord = new CUdeviceptr();
+  private Thread contextThread;
+  private long lastStreamHandle = Long.MIN_VALUE;
+  private CUstream lastStream;
+  private CudaWork lastWork;
+  private long collectiveSeq;
+  private volatile long issued = -1;
+  private volatile DdpException failure;
+  private boolean closed;
+
+  private NcclProcessGroup(WorkerEnvironment worker, Store store, Duration timeout) {
+    this.rank = worker.rank();
+    this.size = worker.worldSize();
+    this.store = store;
+    this.timeout = timeout;
+    this.log = new DebugLog(System.getenv(), rank);
+    Cu.check(JCudaDriver.cuInit(0), "cuInit");
+    int[] count = new int[1];
+    Cu.check(JCudaDriver.cuDeviceGetCount(count), "cuDeviceGetCount");
+    if (worker.localRank() >= count[0]) {
+      throw new DdpException(
+          "rank "
+              + rank
+              + ": LOCAL_RANK="
+              + worker.localRank()
+              + " but this process sees "
+              + count[0]
+              + " GPU(s) (the nccl backend runs one process per GPU and NCCL refuses two ranks on"
+              + " one GPU: start at most "
+              + count[0]
+              + " workers per node, or check CUDA_VISIBLE_DEVICES)");
+    }
+    this.deviceIndex = worker.localRank();
+    this.device = new CUdevice();
+    Cu.check(JCudaDriver.cuDeviceGet(device, deviceIndex), "cuDeviceGet " + deviceIndex);
+    this.context = new CUcontext();
+    Cu.check(JCudaDriver.cuDevicePrimaryCtxRetain(context, device), "cuDevicePrimaryCtxRetain");
+    try {
+      // NCCL finds its GPU through the runtime API, which takes the context current here.
+      Cu.check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+      contextThread = Thread.currentThread();
+      long groupNumber = store.add("ddp4j/nccl/groups/rank" + rank, 1);
+      String prefix = "ddp4j/nccl/" + worker.restartCount() + "/" + groupNumber;
+      this.peers = new NcclPeers(store, prefix, rank, size);
+      byte[] id =
+          NcclIdExchange.agree(
+              store, prefix + "/id", rank, timeout, () -> NcclLibrary.load().uniqueId());
+      this.lib = NcclLibrary.load();
+      this.comm = join(lib, peers, size, id, rank, timeout);
+      Cu.check(
+          JCudaDriver.cuStreamCreate(internalStream, CUstream_flags.CU_STREAM_NON_BLOCKING),
+          "cuStreamCreate");
+      Cu.check(JCudaDriver.cuMemAlloc(barrierWord, 16), "cuMemAlloc of the barrier word");
+      Cu.check(JCudaDriver.cuMemsetD8(barrierWord, (byte) 0, 16), "cuMemsetD8");
+      this.watchdog = new NcclWatchdog(this, comm, peers, timeout, log, rank);
+      watchdog.start();
+    } catch (RuntimeException | Error e) {
+      JCudaDriver.cuDevicePrimaryCtxRelease(device);
+      throw e;
+    }
+    if (log.enabled(DebugLog.Level.INFO)) {
+      log.log(
+          DebugLog.Level.INFO,
+          String.format(
+              "nccl group rank %d/%d on GPU %d: NCCL %s from %s",
+              rank, size, deviceIndex, lib.version(), lib.path()));
+    }
+  }
+
+  /**
+   * Joins an nccl group: every rank calls this with the same world size and store. Collective:
+   * returns once NCCL connected every rank, or fails after {@code timeout} naming the missing ones.
+   *
+   * @throws dev.ddp4j.ConfigException when no usable libnccl.so.2 is found (on rank 0: every rank)
+   */
+  public static NcclProcessGroup create(WorkerEnvironment worker, Store store, Duration timeout) {
+    return new NcclProcessGroup(worker, store, timeout);
+  }
+
+  /**
+   * Marks this rank joined and initialises its communicator; past {@code timeout} the communicator
+   * is aborted and the error names the ranks that never joined.
+   */
+  static NcclComm join(
+      NcclLibrary lib, NcclPeers peers, int size, byte[] id, int rank, Duration timeout) {
+    peers.markJoined();
+    try {
+      return NcclComm.init(lib, size, id, rank, System.nanoTime() + timeout.toNanos());
+    } catch (NcclComm.Late e) {
+      List<Integer> missing = peers.notJoined();
+      throw new DdpTimeoutException(
+          "nccl group on rank "
+              + rank
+              + ": ncclCommInitRankConfig did not finish within "
+              + timeout.toSeconds()
+              + " s: "
+              + (missing.isEmpty()
+                  ? "every rank joined but NCCL did not connect them (NCCL_DEBUG=INFO shows its"
+                      + " set-up; NCCL_SOCKET_IFNAME picks its network interface)"
+                  : "missing ranks "
+                      + missing
+                      + " never joined (check that they started with the same WORLD_SIZE and"
+                      + " store)")
+              + "; the communicator was aborted",
+          missing);
+    }
+  }
+
+  /** The NCCL library this group runs on. */
+  public NcclLibrary library() {
+    return lib;
+  }
+
+  @Override
+  public int deviceIndex() {
+    return deviceIndex;
+  }
+
+  @Override
+  public CUcontext context() {
+    return context;
+  }
+
+  @Override
+  public int rank() {
+    return rank;
+  }
+
+  @Override
+  public int size() {
+    return size;
+  }
+
+  @Override
+  public String backend() {
+    return "nccl";
+  }
+
+  @Override
+  public Duration timeout() {
+    return timeout;
+  }
+
+  @Override
+  public Store store() {
+    return store;
+  }
+
+  @Override
+  public Work allReduce(TensorBuffer input, TensorBuffer output, ReduceOp op) {
+    CollectiveChecks.sameShape("allReduce", input, output);
+    DeviceBuffer in = buffer("allReduce", input);
+    DeviceBuffer out = buffer("allReduce", output);
+    int type = NcclTypes.dataType(in.dataType());
+    int nop = NcclTypes.redOp(op);
+    return run(
+        "allReduce",
+        in.stream(),
+        in.count(),
+        () -> "allReduce(" + in.count() + " " + in.dataType() + ", " + op + ")",
+        (c, s) ->
+            NcclDirect.ncclAllReduce(
+                in.devicePointer(), out.devicePointer(), in.count(), type, nop, c, s));
+  }
+
+  @Override
+  public Work broadcast(TensorBuffer buffer, int root) {
+    CollectiveChecks.root("broadcast", root, size);
+    DeviceBuffer b = buffer("broadcast", buffer);
+    int type = NcclTypes.dataType(b.dataType());
+    return run(
+        "broadcast",
+        b.stream(),
+        b.count(),
+        () -> "broadcast(" + b.count() + " " + b.dataType() + ", root " + root + ")",
+        (c, s) ->
+            NcclDirect.ncclBroadcast(
+                b.devicePointer(), b.devicePointer(), b.count(), type, root, c, s));
+  }
+
+  @Override
+  public Work allGather(TensorBuffer input, TensorBuffer output) {
+    CollectiveChecks.gathered("allGather", input, output, size);
+    DeviceBuffer in = buffer("allGather", input);
+    DeviceBuffer out = buffer("allGather", output);
+    DeviceBuffers.blockOrDisjoint("allGather", rank, in, out);
+    int type = NcclTypes.dataType(in.dataType());
+    return run(
+        "allGather",
+        out.stream(),
+        in.count(),
+        () -> "allGather(" + in.count() + " " + in.dataType() + ")",
+        (c, s) ->
+            NcclDirect.ncclAllGather(
+                in.devicePointer(), out.devicePointer(), in.count(), type, c, s));
+  }
+
+  @Override
+  public Work reduceScatter(TensorBuffer input, TensorBuffer output, ReduceOp op) {
+    CollectiveChecks.gathered("reduceScatter", output, input, size);
+    DeviceBuffer in = buffer("reduceScatter", input);
+    DeviceBuffer out = buffer("reduceScatter", output);
+    DeviceBuffers.blockOrDisjoint("reduceScatter", rank, out, in);
+    int type = NcclTypes.dataType(in.dataType());
+    int nop = NcclTypes.redOp(op);
+    return run(
+        "reduceScatter",
+        in.stream(),
+        out.count(),
+        () -> "reduceScatter(" + out.count() + " " + out.dataType() + ", " + op + ")",
+        (c, s) ->
+            NcclDirect.ncclReduceScatter(
+                in.devicePointer(), out.devicePointer(), out.count(), type, nop, c, s));
+  }
+
+  /** An all-reduce of one int on an internal stream: done once every rank called it. */
+  @Override
+  public Work barrier() {
+    long word = Cu.address(barrierWord);
+    int type = NcclTypes.dataType(DataType.INT32);
+    return run(
+        "barrier",
+        Cu.handle(internalStream),
+        1,
+        () -> "barrier()",
+        (c, s) -> NcclDirect.ncclAllReduce(word, word, 1, type, 0, c, s));
+  }
+
+  private DeviceBuffer buffer(String op, TensorBuffer b) {
+    if (closed) {
+      throw new IllegalStateException(op + " on rank " + rank + ": the nccl group is closed");
+    }
+    return DeviceBuffers.on("nccl", op, rank, deviceIndex, b);
+  }
+
+  /**
+   * Queues {@code call} (skipped for 0 elements: on every rank alike) on the stream {@code
+   * streamHandle} after the previous collective, and returns its work.
+   */
+  private Work run(String op, long streamHandle, long count, Supplier<String> what, Call call) {
+    CUstream stream = begin(streamHandle);
+    long seq = collectiveSeq;
+    if (count > 0) {
+      issued = seq;
+      int rc;
+      // An aborted group fails here without waiting for the lock an abort in progress holds.
+      requireNotAborted(op);
+      synchronized (comm.lock()) {
+        requireUsable(op);
+        rc = call.invoke(comm.handle(), streamHandle);
+      }
+      if (rc != NcclTypes.SUCCESS) {
+        settle(op, rc, seq, what);
+      }
+    } else {
+      requireUsable(op);
+      issued = seq;
+    }
+    CUevent event = events.take();
+    Cu.check(JCudaDriver.cuEventRecord(event, stream), "cuEventRecord");
+    CudaWork w = new CudaWork(seq, what, timeout, context, events, event, this::failure);
+    collectiveSeq++;
+    lastWork = w;
+    watchdog.add(w);
+    return w;
+  }
+
+  /** Waits out a call that returned ncclInProgress, or fails the group on an error. */
+  private void settle(String op, int rc, long seq, Supplier<String> what) {
+    try {
+      comm.settle("nccl " + op, rc, System.nanoTime() + timeout.toNanos(), () -> failure != null);
+    } catch (NcclComm.Late e) {
+      abort(lateError(what.get(), seq, "was not queued"));
+    } catch (NcclException e) {
+      abort(
+          new DdpException(
+              what.get() + " #" + seq + " on rank " + rank + ": " + e.getMessage(), e));
+    }
+    requireUsable(op);
+  }
+
+  private void requireNotAborted(String op) {
+    DdpException f = failure;
+    if (f != null) {
+      throw new DdpException(
+          op
+              + " on rank "
+              + rank
+              + ": the nccl group was aborted ("
+              + f.getMessage()
+              + "); close it and create a new group",
+          f);
+    }
+  }
+
+  private void requireUsable(String op) {
+    requireNotAborted(op);
+    if (comm.gone()) {
+      throw new IllegalStateException(op + " on rank " + rank + ": the nccl group is closed");
+    }
+  }
+
+  /** Makes the context current and orders this call after the previous one on another stream. */
+  private CUstream begin(long streamHandle) {
+    if (Thread.currentThread() != contextThread) {
+      Cu.check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+      contextThread = Thread.currentThread();
+    }
+    if (streamHandle != lastStreamHandle) {
+      lastStream = Cu.stream(streamHandle);
+      lastStreamHandle = streamHandle;
+      if (lastWork != null) {
+        lastWork.orderBefore(lastStream);
+      }
+    }
+    return lastStream;
+  }
+
+  /** Null while the group is healthy; else why it was aborted. */
+  DdpException failure() {
+    return failure;
+  }
+
+  @Override
+  public long issued() {
+    return issued;
+  }
+
+  @Override
+  public void abortLate(CudaWork late) {
+    abort(lateError(late.what(), late.sequenceNumber(), "did not finish"));
+  }
+
+  @Override
+  public void abortAsync(int result) {
+    String last = comm.lastError();
+    abort(
+        new PeerFailureException(
+            -1,
+            "nccl group on rank "
+                + rank
+                + ": NCCL reported "
+                + NcclTypes.resultName(result)
+                + " ("
+                + lib.errorString(result)
+                + (last.isEmpty() ? "" : ": " + last)
+                + "), most likely a peer that died or lost its network; the communicator was"
+                + " aborted"));
+  }
+
+  @Override
+  public void abortForPeer(String record) {
+    int peer = NcclPeers.rankOf(record);
+    abort(
+        new PeerFailureException(
+            peer,
+            "nccl group on rank "
+                + rank
+                + ": rank "
+                + peer
+                + " aborted its communicator ("
+                + record.substring(record.indexOf(':') + 2)
+                + "), so this rank aborted its own"));
+  }
+
+  private DdpTimeoutException lateError(String what, long seq, String verb) {
+    Map<Integer, Long> behind;
+    String who;
+    try {
+      behind = peers.behind(seq);
+      if (behind.isEmpty()) {
+        who =
+            "every rank called it, NCCL did not complete it (NCCL_DEBUG=INFO shows its transports;"
+                + " a slow or broken link?)";
+      } else {
+        List<String> parts = new ArrayList<>();
+        behind.forEach(
+            (r, last) ->
+                parts.add(r + (last < 0 ? " (called none yet)" : " (last called #" + last + ")")));
+        who = "ranks " + behind.keySet() + " never called it: " + String.join(", ", parts);
+      }
+    } catch (RuntimeException e) {
+      behind = Map.of();
+      who = "the store could not say which ranks are missing (" + e.getMessage() + ")";
+    }
+    return new DdpTimeoutException(
+        what
+            + " #"
+            + seq
+            + " "
+            + verb
+            + " within "
+            + timeout.toSeconds()
+            + " s on rank "
+            + rank
+            + ": "
+            + who
+            + "; the NCCL communicator was aborted (ncclCommAbort) so that no rank hangs",
+        List.copyOf(behind.keySet()));
+  }
+
+  /** Fails the group with {@code why} (the first reason wins) and aborts the communicator. */
+  private void abort(DdpException why) {
+    synchronized (this) {
+      if (failure != null) {
+        return;
+      }
+      failure = why;
+    }
+    log.log(DebugLog.Level.WARN, why.getMessage());
+    comm.abort();
+    if (!(why instanceof PeerFailureException p && p.peerRank() >= 0)) {
+      try {
+        peers.announceAbort(why.getMessage());
+      } catch (RuntimeException e) {
+        log.log(DebugLog.Level.WARN, "could not tell the other ranks: " + e.getMessage());
+      }
+    }
+  }
+
+  /**
+   * Waits for this rank's collectives (up to the timeout), then finalises and destroys the
+   * communicator; an aborted group only frees what is left.
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    List<RuntimeException> errors = new ArrayList<>();
+    long deadlineNs = System.nanoTime() + timeout.toNanos();
+    for (CudaWork w : watchdog.unfinished()) {
+      if (failure != null) {
+        break; // already reported through the works
+      }
+      try {
+        w.await(Duration.ofNanos(Math.max(0, deadlineNs - System.nanoTime())));
+      } catch (RuntimeException e) {
+        errors.add(e);
+      }
+    }
+    watchdog.stop();
+    JCudaDriver.cuCtxSetCurrent(context);
+    if (failure == null) {
+      String problem = comm.finalizeAndDestroy(System.nanoTime() + timeout.toNanos());
+      if (problem != null) {
+        errors.add(new DdpException(problem + "; the communicator was aborted"));
+      }
+    } else {
+      comm.abort();
+    }
+    JCudaDriver.cuStreamSynchronize(internalStream);
+    JCudaDriver.cuMemFree(barrierWord);
+    JCudaDriver.cuStreamDestroy(internalStream);
+    events.destroy();
+    JCudaDriver.cuDevicePrimaryCtxRelease(device);
+    if (!errors.isEmpty()) {
+      DdpException e = new DdpException("closing the nccl group on rank " + rank + " failed");
+      errors.forEach(e::addSuppressed);
+      throw e;
+    }
+  }
+}
