@@ -307,7 +307,7 @@ public final class DdpModel implements AutoCloseable {
     gradientsDoneNs = System.nanoTime();
     // Truncated BPTT runs several forward/backward/update segments inside one fit, each calling
     // onGradientCalculation: arm for the next one now, so its backward hooks launch buckets too.
-    // The accumulated gradient of noSync steps went into the first segment only.
+    // noSync() refuses truncated BPTT, so no accumulated gradient is left for later segments.
     syncedSegments++;
     reducer.beginStep(g, null);
   }
@@ -319,6 +319,13 @@ public final class DdpModel implements AutoCloseable {
    */
   public NoSync noSync() {
     requireOpen();
+    if (adapter.truncatedBptt()) {
+      // Each segment's update consumes its gradient inside fit: nothing is left to accumulate.
+      throw new IllegalStateException(
+          "noSync() on a model trained with truncated BPTT: DL4J updates the weights after every"
+              + " segment of a fit, so gradients cannot accumulate across fits (accumulate with"
+              + " BackpropType.Standard, or fit without noSync)");
+    }
     noSync = true;
     return () -> noSync = false;
   }

@@ -32,6 +32,15 @@ class DdpBehaviourTest {
   }
 
   @Test
+  void noSyncShouldRefuseTruncatedBpttInOneLine(@TempDir Path dir) throws Exception {
+    LaunchedJob.runOk(1, Map.of(), ScenarioWorker.class.getName(), "nosync-tbptt", dir.toString());
+    assertThat(Files.readString(dir.resolve("rank0.txt")))
+        .startsWith("noSync() on a model trained with truncated BPTT")
+        .contains("BackpropType.Standard")
+        .doesNotContain("\n");
+  }
+
+  @Test
   void aRankThatRunsOutOfDataShouldEndTheEpochEverywhereInsteadOfHanging(@TempDir Path dir)
       throws Exception {
     String out =

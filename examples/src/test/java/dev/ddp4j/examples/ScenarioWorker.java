@@ -21,6 +21,7 @@ import org.nd4j.linalg.dataset.DataSet;
  *       per rank; writes parameters like ParityWorker.
  *   <li>{@code uneven}: rank r has 3 + r batches per epoch; two epochs of fit(iterator); writes the
  *       iteration count reached.
+ *   <li>{@code nosync-tbptt}: noSync() on an LSTM trained with truncated BPTT; writes its error.
  * </ul>
  */
 public final class ScenarioWorker {
@@ -34,7 +35,10 @@ public final class ScenarioWorker {
     String scenario = args[0];
     Path out = Path.of(args[1]);
     try (ProcessGroup pg = Ddp.init()) {
-      MultiLayerNetwork net = ParityModels.multiLayer("adam", 1234);
+      MultiLayerNetwork net =
+          scenario.equals("nosync-tbptt")
+              ? RecurrentModels.lstm(1234)
+              : ParityModels.multiLayer("adam", 1234);
       try (DdpModel ddp = DdpModel.wrap(net, pg, DdpOptions.defaults().withBucketCaps(64, 2048))) {
         if (scenario.equals("nosync")) {
           List<float[]> snapshots = new ArrayList<>();
@@ -61,9 +65,17 @@ public final class ScenarioWorker {
           ddp.fit(new ListDataSetIterator<>(batches, 1), 2);
           Files.writeString(
               out.resolve("rank" + pg.rank() + ".txt"), "iterations " + net.getIterationCount());
+        } else if (scenario.equals("nosync-tbptt")) {
+          String error = "none";
+          try {
+            ddp.noSync().close();
+          } catch (IllegalStateException e) {
+            error = e.getMessage();
+          }
+          Files.writeString(out.resolve("rank" + pg.rank() + ".txt"), error);
         } else {
           throw new IllegalArgumentException(
-              "scenario '" + scenario + "' (expected: nosync or uneven)");
+              "scenario '" + scenario + "' (expected: nosync, uneven or nosync-tbptt)");
         }
       }
     }

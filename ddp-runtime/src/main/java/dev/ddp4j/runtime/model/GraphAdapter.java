@@ -88,10 +88,14 @@ public final class GraphAdapter implements ModelAdapter {
   }
 
   @Override
+  public boolean truncatedBptt() {
+    return graph.getConfiguration().getBackpropType()
+        == org.deeplearning4j.nn.conf.BackpropType.TruncatedBPTT;
+  }
+
+  @Override
   public int wrapHiddenLayers(BackwardHookLayer.Listener listener, UnaryOperator<Layer> inner) {
-    boolean tbptt =
-        graph.getConfiguration().getBackpropType()
-            == org.deeplearning4j.nn.conf.BackpropType.TruncatedBPTT;
+    boolean tbptt = truncatedBptt();
     int wrapped = 0;
     for (int t = 0; t < order.length; t++) {
       if (originals[t] != null && Hookable.canWrap(originals[t], tbptt)) {

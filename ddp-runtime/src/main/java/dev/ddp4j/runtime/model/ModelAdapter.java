@@ -23,6 +23,9 @@ public interface ModelAdapter {
   /** Every layer of the model as the user built it (not the wrappers DdpModel puts in). */
   List<Layer> layers();
 
+  /** Whether fit runs truncated BPTT: several forward/backward/update segments per call. */
+  boolean truncatedBptt();
+
   /** The flat parameter buffer. */
   INDArray params();
 

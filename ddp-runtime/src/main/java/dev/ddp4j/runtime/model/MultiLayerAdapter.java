@@ -77,11 +77,15 @@ public final class MultiLayerAdapter implements ModelAdapter {
   }
 
   @Override
+  public boolean truncatedBptt() {
+    return net.getLayerWiseConfigurations().getBackpropType()
+        == org.deeplearning4j.nn.conf.BackpropType.TruncatedBPTT;
+  }
+
+  @Override
   public int wrapHiddenLayers(BackwardHookLayer.Listener listener, UnaryOperator<Layer> inner) {
     Layer[] layers = net.getLayers();
-    boolean tbptt =
-        net.getLayerWiseConfigurations().getBackpropType()
-            == org.deeplearning4j.nn.conf.BackpropType.TruncatedBPTT;
+    boolean tbptt = truncatedBptt();
     int wrapped = 0;
     for (int i = 0; i < layers.length; i++) {
       if (Hookable.canWrap(originals[i], tbptt)) {
