@@ -1,6 +1,7 @@
 package dev.ddp4j.collectives.cuda;
 
 import dev.ddp4j.ConfigException;
+import java.util.Map;
 
 /**
  * The environment variables the cuda backend reads (README, Configuration), each with NCCL's name
@@ -32,7 +33,12 @@ final class CudaSettings {
 
   /** {@code DDP4J_CUDA_SCRATCH_MIB}: device memory for the IPC scratch per GPU, default 240. */
   static long scratchBudgetBytes() {
-    return positive("DDP4J_CUDA_SCRATCH_MIB", null, DEFAULT_SCRATCH_MIB) << 20;
+    return scratchBudgetBytes(System.getenv());
+  }
+
+  /** As {@link #scratchBudgetBytes()}, from {@code env} ({@code launcher.jar doctor}'s view). */
+  static long scratchBudgetBytes(Map<String, String> env) {
+    return positive(env, "DDP4J_CUDA_SCRATCH_MIB", null, DEFAULT_SCRATCH_MIB) << 20;
   }
 
   /** Default size of one host-staged chunk (one pinned slot). */
@@ -43,7 +49,11 @@ final class CudaSettings {
    * rank), 64 KiB to 1 GiB, default 4 MiB.
    */
   static long stagedChunkBytes() {
-    long kib = positive("DDP4J_CUDA_STAGED_CHUNK_KIB", null, DEFAULT_STAGED_CHUNK_KIB);
+    return stagedChunkBytes(System.getenv());
+  }
+
+  static long stagedChunkBytes(Map<String, String> env) {
+    long kib = positive(env, "DDP4J_CUDA_STAGED_CHUNK_KIB", null, DEFAULT_STAGED_CHUNK_KIB);
     if (kib < 64 || kib > (1 << 20)) {
       throw new ConfigException(
           "DDP4J_CUDA_STAGED_CHUNK_KIB=" + kib + " (expected: 64 to 1048576 KiB)");
@@ -57,7 +67,11 @@ final class CudaSettings {
    * rank.
    */
   static int stagedLanes() {
-    long n = positive("DDP4J_CUDA_STAGED_LANES", null, 2);
+    return stagedLanes(System.getenv());
+  }
+
+  static int stagedLanes(Map<String, String> env) {
+    long n = positive(env, "DDP4J_CUDA_STAGED_LANES", null, 2);
     if (n > 8) {
       throw new ConfigException("DDP4J_CUDA_STAGED_LANES=" + n + " (expected: 1 to 8)");
     }
@@ -72,11 +86,11 @@ final class CudaSettings {
         + stagedLanes();
   }
 
-  private static long positive(String name, String ncclName, long dflt) {
-    String v = System.getenv(name);
+  private static long positive(Map<String, String> env, String name, String ncclName, long dflt) {
+    String v = env.get(name);
     String from = name;
     if ((v == null || v.isBlank()) && ncclName != null) {
-      v = System.getenv(ncclName);
+      v = env.get(ncclName);
       from = ncclName;
     }
     if (v == null || v.isBlank()) {

@@ -1,6 +1,5 @@
 package dev.ddp4j.collectives.cuda;
 
-import dev.ddp4j.ConfigException;
 import java.util.Map;
 
 /**
@@ -17,8 +16,8 @@ public final class HostMemoryNeeds {
    * ranks} (its scratch layout within {@code DDP4J_CUDA_SCRATCH_MIB} of {@code env}).
    */
   public static long hostHopBytes(int ranks, Map<String, String> env) {
-    long mib = positive(env, "DDP4J_CUDA_SCRATCH_MIB", CudaSettings.DEFAULT_SCRATCH_MIB);
-    return ScratchLayout.within(Math.max(2, ranks), mib << 20).totalBytes();
+    return ScratchLayout.within(Math.max(2, ranks), CudaSettings.scratchBudgetBytes(env))
+        .totalBytes();
   }
 
   /**
@@ -27,29 +26,12 @@ public final class HostMemoryNeeds {
    * DDP4J_CUDA_STAGED_CHUNK_KIB}.
    */
   public static long stagingBytes(Map<String, String> env) {
-    long chunk =
-        positive(env, "DDP4J_CUDA_STAGED_CHUNK_KIB", CudaSettings.DEFAULT_STAGED_CHUNK_KIB) << 10;
-    return Math.max(4, StagedPath.SLOTS_PER_LANE * stagedLanes(env)) * chunk;
+    return Math.max(4, StagedPath.SLOTS_PER_LANE * CudaSettings.stagedLanes(env))
+        * CudaSettings.stagedChunkBytes(env);
   }
 
   /** {@code DDP4J_CUDA_STAGED_LANES} of {@code env}: host groups of the host-staged path. */
   public static int stagedLanes(Map<String, String> env) {
-    return (int) positive(env, "DDP4J_CUDA_STAGED_LANES", 2);
-  }
-
-  private static long positive(Map<String, String> env, String name, long dflt) {
-    String v = env.get(name);
-    if (v == null || v.isBlank()) {
-      return dflt;
-    }
-    try {
-      long n = Long.parseLong(v.trim());
-      if (n > 0) {
-        return n;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new ConfigException(name + "=" + v + " (expected: a whole number > 0)");
+    return CudaSettings.stagedLanes(env);
   }
 }

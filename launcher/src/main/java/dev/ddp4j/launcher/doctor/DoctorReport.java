@@ -1,5 +1,6 @@
 package dev.ddp4j.launcher.doctor;
 
+import dev.ddp4j.launcher.JsonText;
 import java.util.List;
 import java.util.Locale;
 
@@ -39,40 +40,23 @@ final class DoctorReport {
   }
 
   static String json(String host, List<Finding> findings) {
-    StringBuilder b = new StringBuilder("{\"host\": ").append(str(host));
-    b.append(", \"worst\": ").append(str(worst(findings).name())).append(", \"checks\": [");
+    StringBuilder b = new StringBuilder("{\"host\": ").append(JsonText.str(host));
+    b.append(", \"worst\": ")
+        .append(JsonText.str(worst(findings).name()))
+        .append(", \"checks\": [");
     for (int i = 0; i < findings.size(); i++) {
       Finding f = findings.get(i);
       b.append(i == 0 ? "\n  " : ",\n  ")
           .append("{\"status\": ")
-          .append(str(f.status().name()))
+          .append(JsonText.str(f.status().name()))
           .append(", \"check\": ")
-          .append(str(f.check()))
+          .append(JsonText.str(f.check()))
           .append(", \"saw\": ")
-          .append(str(f.saw()))
+          .append(JsonText.str(f.saw()))
           .append(", \"fix\": ")
-          .append(str(f.fix()))
+          .append(JsonText.str(f.fix()))
           .append('}');
     }
     return b.append("\n]}").toString();
-  }
-
-  static String str(String s) {
-    StringBuilder sb = new StringBuilder("\"");
-    for (char c : s.toCharArray()) {
-      switch (c) {
-        case '"' -> sb.append("\\\"");
-        case '\\' -> sb.append("\\\\");
-        case '\n' -> sb.append("\\n");
-        default -> {
-          if (c < 0x20) {
-            sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-          } else {
-            sb.append(c);
-          }
-        }
-      }
-    }
-    return sb.append('"').toString();
   }
 }

@@ -6,6 +6,7 @@ import dev.ddp4j.collectives.plan.Prediction;
 import dev.ddp4j.collectives.topology.Node;
 import dev.ddp4j.collectives.topology.Route;
 import dev.ddp4j.collectives.topology.Topology;
+import dev.ddp4j.launcher.JsonText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -29,9 +30,9 @@ final class TopoJson {
               Locale.ROOT,
               "{\"index\": %d, \"name\": %s, \"host\": %d, \"busId\": %s}",
               i,
-              str(n.name()),
+              JsonText.str(n.name()),
               n.host(),
-              str(n.attr("busid", ""))));
+              JsonText.str(n.attr("busid", ""))));
     }
     List<String> links = new ArrayList<>();
     for (int a = 0; a < t.deviceCount(); a++) {
@@ -43,7 +44,7 @@ final class TopoJson {
                 "{\"a\": %d, \"b\": %d, \"type\": %s, \"gbps\": %s}",
                 a,
                 b,
-                str(r.label()),
+                JsonText.str(r.label()),
                 num(r.gbps())));
       }
     }
@@ -60,21 +61,21 @@ final class TopoJson {
       Prediction p = plan.predictionFor(bytes);
       List<String> bw = new ArrayList<>();
       for (Algorithm a : p.timeUs().keySet()) {
-        bw.add(str(a.id()) + ": " + num(p.busBwGbps(a)));
+        bw.add(JsonText.str(a.id()) + ": " + num(p.busBwGbps(a)));
       }
       entries.add(
           String.format(
               Locale.ROOT,
               "{\"bytes\": %d, \"chosen\": %s, \"predictedBusBwGBps\": {%s}}",
               bytes,
-              str(p.chosen().id()),
+              JsonText.str(p.chosen().id()),
               String.join(", ", bw)));
     }
     List<String> order = new ArrayList<>();
     for (int d : plan.devices()) {
       order.add(Integer.toString(d));
     }
-    List<String> warnings = plan.warnings().stream().map(TopoJson::str).toList();
+    List<String> warnings = plan.warnings().stream().map(JsonText::str).toList();
     return "{\n  \"gpus\": ["
         + String.join(", ", gpus)
         + "],\n"
@@ -94,30 +95,11 @@ final class TopoJson {
         + String.join(", ", warnings)
         + "],\n"
         + "  \"topologyHash\": "
-        + str(plan.topologyHash())
+        + JsonText.str(plan.topologyHash())
         + "\n}";
   }
 
   static String num(double v) {
     return Double.isFinite(v) ? String.format(Locale.ROOT, "%.2f", v) : "null";
-  }
-
-  static String str(String s) {
-    StringBuilder sb = new StringBuilder("\"");
-    for (char c : s.toCharArray()) {
-      switch (c) {
-        case '"' -> sb.append("\\\"");
-        case '\\' -> sb.append("\\\\");
-        case '\n' -> sb.append("\\n");
-        default -> {
-          if (c < 0x20) {
-            sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-          } else {
-            sb.append(c);
-          }
-        }
-      }
-    }
-    return sb.append('"').toString();
   }
 }
