@@ -18,6 +18,7 @@ import org.nd4j.linalg.dataset.DataSet;
 enum ParityCase {
   RESNET(ResNetModels::model, ResNetModels::globalBatch),
   LSTM_TBPTT(RecurrentModels::lstm, RecurrentModels::globalBatch),
+  LSTM_TBPTT_GRAPH(RecurrentModels::lstmGraph, RecurrentModels::globalBatch),
   FROZEN_FEATURE_EXTRACTOR(FrozenModels::featureExtractor, ParityCase::denseBatch),
   FROZEN_WITH_BACKPROP(FrozenModels::frozenMiddle, ParityCase::denseBatch),
   ADAM(seed -> ParityModels.multiLayer("adam", seed), ParityCase::denseBatch),

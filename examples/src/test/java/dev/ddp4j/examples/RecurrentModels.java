@@ -1,10 +1,13 @@
 package dev.ddp4j.examples;
 
 import org.deeplearning4j.nn.conf.BackpropType;
+import org.deeplearning4j.nn.conf.ComputationGraphConfiguration;
 import org.deeplearning4j.nn.conf.MultiLayerConfiguration;
 import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
+import org.deeplearning4j.nn.conf.inputs.InputType;
 import org.deeplearning4j.nn.conf.layers.LSTM;
 import org.deeplearning4j.nn.conf.layers.RnnOutputLayer;
+import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.nd4j.linalg.activations.Activation;
 import org.nd4j.linalg.api.buffer.DataType;
@@ -50,6 +53,38 @@ final class RecurrentModels {
     MultiLayerNetwork net = new MultiLayerNetwork(conf);
     net.init();
     return net;
+  }
+
+  /** The same LSTM as a ComputationGraph: DdpModel's graph path under truncated BPTT. */
+  static ComputationGraph lstmGraph(long seed) {
+    ComputationGraphConfiguration conf =
+        new NeuralNetConfiguration.Builder()
+            .seed(seed)
+            .dataType(DataType.FLOAT)
+            .updater(new Adam(0.01))
+            .graphBuilder()
+            .addInputs("in")
+            .addLayer(
+                "lstm",
+                new LSTM.Builder().nIn(IN).nOut(HIDDEN).activation(Activation.TANH).build(),
+                "in")
+            .addLayer(
+                "out",
+                new RnnOutputLayer.Builder(LossFunctions.LossFunction.MCXENT)
+                    .nIn(HIDDEN)
+                    .nOut(OUT)
+                    .activation(Activation.SOFTMAX)
+                    .build(),
+                "lstm")
+            .setOutputs("out")
+            .setInputTypes(InputType.recurrent(IN, TIME_STEPS))
+            .backpropType(BackpropType.TruncatedBPTT)
+            .tBPTTForwardLength(SEGMENT_LENGTH)
+            .tBPTTBackwardLength(SEGMENT_LENGTH)
+            .build();
+    ComputationGraph graph = new ComputationGraph(conf);
+    graph.init();
+    return graph;
   }
 
   /** Step {@code step}'s sequences [examples, IN, TIME_STEPS]; the label at t follows input t. */

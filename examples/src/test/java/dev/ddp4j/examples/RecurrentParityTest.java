@@ -6,8 +6,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * An LSTM trained with truncated BPTT: every fit runs {@value RecurrentModels#SEGMENTS} segments,
- * each its own forward, backward and update, so each must be a synchronised step of its own.
+ * An LSTM trained with truncated BPTT, as a MultiLayerNetwork and as a ComputationGraph: every fit
+ * runs {@value RecurrentModels#SEGMENTS} segments, each its own forward, backward and update, so
+ * each must be a synchronised step of its own.
  */
 class RecurrentParityTest {
 
@@ -17,9 +18,17 @@ class RecurrentParityTest {
   @Test
   void truncatedBpttShouldSynchroniseEverySegmentAndMatchOneProcess(@TempDir Path dir)
       throws Exception {
-    NoiseFloorParity.launch(2, Map.of(), STEPS, LOCAL_BATCH, dir, ParityCase.LSTM_TBPTT)
-        .run(ParityCase.LSTM_TBPTT)
-        .assertRanksIdentical()
-        .assertWithinFloor(NoiseFloorParity.FLOOR_FACTOR);
+    NoiseFloorParity.Job job =
+        NoiseFloorParity.launch(
+            2,
+            Map.of(),
+            STEPS,
+            LOCAL_BATCH,
+            dir,
+            ParityCase.LSTM_TBPTT,
+            ParityCase.LSTM_TBPTT_GRAPH);
+    for (ParityCase c : new ParityCase[] {ParityCase.LSTM_TBPTT, ParityCase.LSTM_TBPTT_GRAPH}) {
+      job.run(c).assertRanksIdentical().assertWithinFloor(NoiseFloorParity.FLOOR_FACTOR);
+    }
   }
 }
