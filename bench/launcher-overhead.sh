@@ -5,7 +5,8 @@
 # timed in the same rounds too, for a before/after ratio. Results: bench/launcher-overhead.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -f launcher/target/launcher.jar ] && [ -f examples/target/examples.jar ] || mvn -B -q package -DskipTests
-exec java -cp launcher/target/launcher.jar dev.ddp4j.launcher.LaunchOverheadBenchmark \
+[ -f launcher/target/launcher.jar ] && [ -f examples/target/examples.jar ] && [ -f bench/target/classpath.txt ] ||
+  mvn -B -q package -DskipTests
+exec java -cp "bench/target/classes:$(cat bench/target/classpath.txt)" dev.ddp4j.bench.launcher.LaunchOverheadBenchmark \
   launcher/target/launcher.jar examples/target/examples.jar dev.ddp4j.examples.StoreBarrier "${1:-4}" "${2:-5}" \
   ${3:+"$3"}

@@ -1,6 +1,6 @@
 package dev.ddp4j.testing;
 
-import dev.ddp4j.collectives.cuda.CudaProbe;
+import dev.ddp4j.collectives.topology.CudaProbe;
 import java.util.Optional;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;

@@ -1,6 +1,6 @@
 package dev.ddp4j.examples;
 
-import dev.ddp4j.collectives.cuda.CudaProbe;
+import dev.ddp4j.collectives.topology.CudaProbe;
 import dev.ddp4j.runtime.nd4jcuda.Nd4jDevices;
 import java.nio.file.Path;
 import java.util.List;

@@ -2,8 +2,8 @@ package dev.ddp4j.launcher;
 
 import dev.ddp4j.ConfigException;
 import dev.ddp4j.InitMethod;
-import dev.ddp4j.collectives.cuda.CudaProbe;
 import dev.ddp4j.collectives.store.StoreSecret;
+import dev.ddp4j.collectives.topology.CudaProbe;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashSet;

@@ -3,6 +3,7 @@ package dev.ddp4j.collectives.cuda;
 import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.Store;
 import dev.ddp4j.WorkerEnvironment;
+import dev.ddp4j.collectives.topology.CudaProbe;
 import dev.ddp4j.spi.BackendProvider;
 import java.time.Duration;
 import java.util.Optional;

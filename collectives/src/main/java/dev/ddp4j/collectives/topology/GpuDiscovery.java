@@ -1,6 +1,5 @@
 package dev.ddp4j.collectives.topology;
 
-import dev.ddp4j.collectives.cuda.CudaProbe;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -3,6 +3,7 @@ package dev.ddp4j.collectives.cuda;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ddp4j.collectives.topology.CudaProbe;
 import dev.ddp4j.testing.GpuTest;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.ddp4j.collectives.cuda.harness.GpuHarness;
 import dev.ddp4j.collectives.cuda.harness.LocalRanks;
+import dev.ddp4j.collectives.topology.CudaProbe;
 import dev.ddp4j.testing.GpuTest;
 import java.time.Duration;
 import java.util.List;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.ddp4j.collectives.cuda.harness.LocalRanks;
+import dev.ddp4j.collectives.topology.CudaProbe;
 import dev.ddp4j.testing.CudaStallWorker;
 import dev.ddp4j.testing.GpuTest;
 import java.time.Duration;

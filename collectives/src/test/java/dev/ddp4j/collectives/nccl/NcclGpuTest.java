@@ -3,9 +3,9 @@ package dev.ddp4j.collectives.nccl;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.ddp4j.collectives.cuda.CudaProbe;
 import dev.ddp4j.collectives.cuda.harness.GpuHarness;
 import dev.ddp4j.collectives.cuda.harness.LocalRanks;
+import dev.ddp4j.collectives.topology.CudaProbe;
 import dev.ddp4j.testing.GpuTest;
 import java.time.Duration;
 import java.util.List;

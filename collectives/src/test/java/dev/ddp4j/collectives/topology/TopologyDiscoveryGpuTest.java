@@ -2,7 +2,6 @@ package dev.ddp4j.collectives.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ddp4j.collectives.cuda.CudaProbe;
 import dev.ddp4j.testing.GpuTest;
 import java.nio.file.Path;
 import java.util.Map;

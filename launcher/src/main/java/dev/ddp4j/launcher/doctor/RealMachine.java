@@ -1,6 +1,6 @@
 package dev.ddp4j.launcher.doctor;
 
-import dev.ddp4j.collectives.cuda.CudaProbe;
+import dev.ddp4j.collectives.topology.CudaProbe;
 import dev.ddp4j.collectives.topology.Topology;
 import dev.ddp4j.collectives.topology.TopologyDiscovery;
 import dev.ddp4j.collectives.transport.SocketAddresses;

@@ -3,7 +3,7 @@ package dev.ddp4j.launcher.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.ddp4j.collectives.cuda.CudaProbe;
+import dev.ddp4j.collectives.topology.CudaProbe;
 import dev.ddp4j.testing.GpuTest;
 import java.nio.file.Files;
 import java.nio.file.Path;

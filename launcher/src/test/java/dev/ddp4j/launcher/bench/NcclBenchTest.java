@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.ddp4j.ConfigException;
-import dev.ddp4j.collectives.cuda.CudaProbe;
 import dev.ddp4j.collectives.nccl.NcclLibrary;
+import dev.ddp4j.collectives.topology.CudaProbe;
 import dev.ddp4j.testing.GpuTest;
 import java.nio.file.Files;
 import java.nio.file.Path;

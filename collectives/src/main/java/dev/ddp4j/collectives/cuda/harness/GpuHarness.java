@@ -1,10 +1,10 @@
 package dev.ddp4j.collectives.cuda.harness;
 
 import dev.ddp4j.WorkerEnvironment;
-import dev.ddp4j.collectives.cuda.CudaProbe;
 import dev.ddp4j.collectives.cuda.CudaProcessGroup;
 import dev.ddp4j.collectives.nccl.NcclProcessGroup;
 import dev.ddp4j.collectives.store.FileStore;
+import dev.ddp4j.collectives.topology.CudaProbe;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,4 +1,4 @@
-package dev.ddp4j.launcher;
+package dev.ddp4j.bench.launcher;
 
 import dev.ddp4j.collectives.store.StoreSecret;
 import dev.ddp4j.collectives.store.StoreServer;
@@ -29,7 +29,8 @@ public final class LaunchOverheadBenchmark {
     String main = args[2];
     int n = args.length > 3 ? Integer.parseInt(args[3]) : 4;
     int rounds = args.length > 4 ? Integer.parseInt(args[4]) : 5;
-    String java = WorkerCommand.javaBinary();
+    // The launcher starts its workers with its own java; time both sides with this one.
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     String otherJar = args.length > 5 ? Path.of(args[5]).toAbsolutePath().toString() : null;
     long[] launched = new long[rounds];
     long[] other = new long[rounds];

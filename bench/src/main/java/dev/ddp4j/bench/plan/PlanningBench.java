@@ -1,4 +1,4 @@
-package dev.ddp4j.collectives.bench;
+package dev.ddp4j.bench.plan;
 
 import dev.ddp4j.collectives.plan.BruteForceAccess;
 import dev.ddp4j.collectives.plan.Plan;
@@ -16,12 +16,8 @@ import java.util.function.Supplier;
  * Planning time, the issue's budget side by side: under 100 ms for 8 GPUs, under 2 s for 64 hosts x
  * 8 GPUs. Each run plans over a freshly built topology (routes not cached); the first run is a cold
  * JVM, the rest are reported as a median. The 8-GPU ring search is also timed against brute force
- * over all 5040 rings, its reference. Not a test: run it by hand (README, Planning benchmark).
- *
- * <pre>
- * mvn -B -o -q -pl collectives -am test-compile
- * java -cp collectives/target/classes:collectives/target/test-classes dev.ddp4j.collectives.bench.PlanningBench
- * </pre>
+ * over all 5040 rings, its reference. Not a test: run it by hand with {@code
+ * bench/planning-bench.sh [RUNS]} (docs/topology.md).
  */
 public final class PlanningBench {
 

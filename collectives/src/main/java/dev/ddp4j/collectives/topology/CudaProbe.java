@@ -1,4 +1,4 @@
-package dev.ddp4j.collectives.cuda;
+package dev.ddp4j.collectives.topology;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,8 +10,10 @@ import jcuda.driver.CUresult;
 import jcuda.driver.JCudaDriver;
 
 /**
- * Finds out, without failing, whether this process can use CUDA, and lists the GPUs it sees. Used
- * to pick the {@code auto} backend and to skip GPU tests with a reason where there is no GPU.
+ * Finds out, without failing, whether this process can use CUDA, and lists the GPUs it sees: the
+ * driver probe under {@link GpuDiscovery}, also used to pick the {@code auto} backend and to skip
+ * GPU tests with a reason where there is no GPU. It lives in {@code topology}, below the executors,
+ * so that discovery imports no executor package.
  */
 public final class CudaProbe {
 

@@ -1,6 +1,9 @@
-package dev.ddp4j.collectives.store;
+package dev.ddp4j.bench.store;
 
 import dev.ddp4j.Store;
+import dev.ddp4j.collectives.store.StoreBarrier;
+import dev.ddp4j.collectives.store.StoreServer;
+import dev.ddp4j.collectives.store.TcpStoreClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -12,8 +15,7 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Store benchmark (not a test): p50/p99 latency of set and get from one client over loopback, then
  * the wall time for K clients to connect (with authentication) and pass one barrier. Run with
- * {@code bench/store-bench.sh} or {@code java -cp launcher/target/launcher.jar
- * dev.ddp4j.collectives.store.StoreBench [K...]}.
+ * {@code bench/store-bench.sh [K...]}.
  */
 public final class StoreBench {
 
