@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.util.Map;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Transfer learning under DdpModel: the trainable layers match one process within the noise floor,
@@ -14,18 +15,20 @@ import org.junit.jupiter.api.io.TempDir;
 class FrozenLayerParityTest {
 
   private static final int STEPS = 4;
-  private static final int LOCAL_BATCH = 6;
-  private static final int RANKS = 2;
 
-  @Test
+  /** 2 and 4 ranks split the same 12 examples per step, so one process's runs are shared. */
+  private static final int GLOBAL_BATCH = 12;
+
+  @ParameterizedTest(name = "{0} ranks")
+  @ValueSource(ints = {2, 4})
   void frozenLayersShouldStayBitwiseUnchangedOnEveryRankWhileTheRestMatchesOneProcess(
-      @TempDir Path dir) throws Exception {
+      int ranks, @TempDir Path dir) throws Exception {
     Map<ParityCase, NoiseFloorParity.Run> runs =
         NoiseFloorParity.launch(
-                RANKS,
+                ranks,
                 Map.of(),
                 STEPS,
-                LOCAL_BATCH,
+                GLOBAL_BATCH / ranks,
                 dir,
                 ParityCase.FROZEN_FEATURE_EXTRACTOR,
                 ParityCase.FROZEN_WITH_BACKPROP)
@@ -35,7 +38,7 @@ class FrozenLayerParityTest {
       int[] frozen = FrozenModels.frozenParameterIndices(run.parityCase().model(1));
       assertThat(frozen).as("%s has frozen parameters", run.parityCase()).isNotEmpty();
       float[] start = pick(run.expected()[0], frozen);
-      for (int r = 0; r < RANKS; r++) {
+      for (int r = 0; r < ranks; r++) {
         for (int s = 0; s <= STEPS; s++) {
           assertThat(pick(run.rank(r).get(s), frozen))
               .as("%s rank %d frozen parameters after step %d", run.parityCase(), r, s)

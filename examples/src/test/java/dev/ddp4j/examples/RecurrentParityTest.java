@@ -2,8 +2,9 @@ package dev.ddp4j.examples;
 
 import java.nio.file.Path;
 import java.util.Map;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * An LSTM trained with truncated BPTT, as a MultiLayerNetwork and as a ComputationGraph: every fit
@@ -13,17 +14,20 @@ import org.junit.jupiter.api.io.TempDir;
 class RecurrentParityTest {
 
   private static final int STEPS = 3;
-  private static final int LOCAL_BATCH = 4;
 
-  @Test
-  void truncatedBpttShouldSynchroniseEverySegmentAndMatchOneProcess(@TempDir Path dir)
+  /** 2 and 4 ranks split the same 8 sequences per step, so one process's runs are shared. */
+  private static final int GLOBAL_BATCH = 8;
+
+  @ParameterizedTest(name = "{0} ranks")
+  @ValueSource(ints = {2, 4})
+  void truncatedBpttShouldSynchroniseEverySegmentAndMatchOneProcess(int ranks, @TempDir Path dir)
       throws Exception {
     NoiseFloorParity.Job job =
         NoiseFloorParity.launch(
-            2,
+            ranks,
             Map.of(),
             STEPS,
-            LOCAL_BATCH,
+            GLOBAL_BATCH / ranks,
             dir,
             ParityCase.LSTM_TBPTT,
             ParityCase.LSTM_TBPTT_GRAPH);
