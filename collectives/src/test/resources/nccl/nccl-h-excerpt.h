@@ -56,6 +56,13 @@ typedef struct ncclConfig_v23100 {
   int nvlsHostMode;
 } ncclConfig_t;
 
+#define NCCL_CONFIG_INITIALIZER { \
+  sizeof(ncclConfig_t),           /* size */ \
+  NCCL_API_MAGIC,                 /* magic */ \
+  NCCL_VERSION_CODE,              /* version */ \
+  NCCL_CONFIG_UNDEF_INT           /* blocking; the rest likewise */ \
+}
+
 typedef enum { ncclSum        = 0,
                ncclProd       = 1,
                ncclMax        = 2,

@@ -220,7 +220,7 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
     DeviceBuffer in = buffer("allReduce", input);
     DeviceBuffer out = buffer("allReduce", output);
     int type = NcclTypes.dataType(in.dataType());
-    int nop = NcclTypes.redOp(op);
+    int nop = NcclTypes.redOp(op, size);
     return run(
         "allReduce",
         in.stream(),
@@ -270,7 +270,7 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
     DeviceBuffer out = buffer("reduceScatter", output);
     DeviceBuffers.blockOrDisjoint("reduceScatter", rank, out, in);
     int type = NcclTypes.dataType(in.dataType());
-    int nop = NcclTypes.redOp(op);
+    int nop = NcclTypes.redOp(op, size);
     return run(
         "reduceScatter",
         in.stream(),

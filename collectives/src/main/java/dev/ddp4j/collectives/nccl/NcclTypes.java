@@ -53,6 +53,16 @@ final class NcclTypes {
     };
   }
 
+  /**
+   * The op a communicator of {@code ranks} ranks is given for {@code op}. With one rank the average
+   * is the input itself, so AVG goes as ncclSum: NCCL 2.28.3's one-rank path left the last {@code
+   * count mod 16} elements of an out-of-place ncclAvg unwritten on an H200 (NcclGpuTest, every
+   * dtype), while its one-rank sum is a plain copy.
+   */
+  static int redOp(ReduceOp op, int ranks) {
+    return ranks == 1 && op == ReduceOp.AVG ? redOp(ReduceOp.SUM) : redOp(op);
+  }
+
   /** e.g. {@code ncclRemoteError}, or {@code ncclResult 12} for a code this table lacks. */
   static String resultName(int result) {
     return result >= 0 && result < RESULT_NAMES.length

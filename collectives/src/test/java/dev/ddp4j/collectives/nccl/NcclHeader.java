@@ -51,6 +51,21 @@ final class NcclHeader {
     return m.group(1).trim();
   }
 
+  /**
+   * The magic number {@code NCCL_CONFIG_INITIALIZER} writes: newer headers name it {@code
+   * NCCL_API_MAGIC}, NCCL 2.14-2.2x headers write the literal into the initializer.
+   */
+  long configMagic() {
+    Matcher m =
+        Pattern.compile("#define\\s+NCCL_CONFIG_INITIALIZER\\s*\\{[^,]*,\\s*([\\w()]+)")
+            .matcher(text.replace("\\\n", " "));
+    if (!m.find()) {
+      throw new AssertionError("no #define NCCL_CONFIG_INITIALIZER in the header");
+    }
+    String magic = m.group(1).replaceAll("\\(unsigned int\\)|[()]", "");
+    return Long.decode(magic.matches("0[xX]\\p{XDigit}+|\\d+") ? magic : define(magic));
+  }
+
   /** The fields of {@code typedef struct [tag] { ... } name;}, in order, with LP64 offsets. */
   List<Field> structFields(String name) {
     Matcher m =

@@ -68,6 +68,18 @@ public class NcclHeaderTest {
   }
 
   @Test
+  void shouldReadTheConfigMagicWrittenAsALiteralAsOlderHeadersDo() {
+    // NCCL 2.14-2.2x headers have no NCCL_API_MAGIC: the initializer holds the number itself.
+    NcclHeader old =
+        new NcclHeader(
+            "#define NCCL_CONFIG_INITIALIZER {  \\\n  sizeof(ncclConfig_t), /* size */ \\\n"
+                + "  0xcafebeef, /* magic */ \\\n  NCCL_VERSION(2, 14, 3), /* version */ \\\n}\n");
+    assertThat((int) old.configMagic()).isEqualTo(NcclConfig.API_MAGIC);
+    assertThat(NcclTypes.redOp(ReduceOp.AVG, 1)).isEqualTo(NcclTypes.redOp(ReduceOp.SUM));
+    assertThat(NcclTypes.redOp(ReduceOp.AVG, 2)).isEqualTo(4);
+  }
+
+  @Test
   void shouldLayOutTheUniqueIdAndConfigAsTheHeaderDoes() throws IOException {
     checkStructs(excerpt());
   }
@@ -113,7 +125,7 @@ public class NcclHeaderTest {
               assertThat(f.size()).isEqualTo(128);
             });
 
-    assertThat(Long.decode(h.define("NCCL_API_MAGIC")).intValue()).isEqualTo(NcclConfig.API_MAGIC);
+    assertThat((int) h.configMagic()).isEqualTo(NcclConfig.API_MAGIC);
     assertThat(h.define("NCCL_CONFIG_UNDEF_INT")).isEqualTo("INT_MIN");
     assertThat(NcclConfig.UNDEF_INT).isEqualTo(Integer.MIN_VALUE);
 
