@@ -62,8 +62,9 @@ class DdpParityTest {
         .isLessThanOrEqualTo(relative);
   }
 
+  // MultiLayerNetwork with Adam on 2 and 4 ranks is UpdaterParityTest's (against the noise floor).
   @ParameterizedTest(name = "{0} ranks, {1}, {2}")
-  @CsvSource({"2,mln,sgd", "2,mln,adam", "4,mln,adam", "2,cg,sgd", "4,cg,adam"})
+  @CsvSource({"2,mln,sgd", "2,cg,sgd", "4,cg,adam"})
   void shouldTrainLikeOneProcessOnTheConcatenatedBatches(
       int ranks, String kind, String updater, @TempDir Path dir) throws Exception {
     LaunchedJob.runOk(
