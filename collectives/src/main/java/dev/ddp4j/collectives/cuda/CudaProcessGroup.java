@@ -215,11 +215,18 @@ public final class CudaProcessGroup implements DeviceGroup {
    * Joins a cuda group: every rank calls this with the same world size and store. Collective:
    * returns once every rank published its scratch, or fails after {@code timeout}.
    *
-   * @param chooser picks the kernel per launch; null for the plan's ({@link PlanChooser}), which is
-   *     what every user gets: a benchmark harness may pass its own
    * @param scratchBudgetBytes the most device memory the scratch may take
    */
   public static CudaProcessGroup create(
+      WorkerEnvironment worker, Store store, Duration timeout, long scratchBudgetBytes) {
+    return new CudaProcessGroup(worker, store, timeout, null, scratchBudgetBytes);
+  }
+
+  /**
+   * As above, with the kernel per launch picked by {@code chooser} instead of the plan's {@link
+   * PlanChooser} (null): for the GPU tests, which force each algorithm in turn.
+   */
+  static CudaProcessGroup create(
       WorkerEnvironment worker,
       Store store,
       Duration timeout,
@@ -254,7 +261,7 @@ public final class CudaProcessGroup implements DeviceGroup {
   }
 
   /** The plan's choice of kernel and shape per launch (what runs unless a chooser was given). */
-  public AllReduceChooser planChooser() {
+  AllReduceChooser planChooser() {
     return planChooser;
   }
 

@@ -2,6 +2,7 @@ package dev.ddp4j.collectives.cuda.harness;
 
 import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.cuda.CudaProcessGroup;
+import dev.ddp4j.collectives.cuda.SwitchableChooser;
 import dev.ddp4j.collectives.nccl.NcclProcessGroup;
 import dev.ddp4j.collectives.store.FileStore;
 import dev.ddp4j.collectives.topology.CudaProbe;
@@ -85,8 +86,7 @@ public final class GpuHarness {
     }
     try (FileStore store = LocalRanks.store(timeout)) {
       SwitchableChooser chooser = new SwitchableChooser();
-      CudaProcessGroup pg = CudaProcessGroup.create(w, store, timeout, chooser, 240L << 20);
-      chooser.bind(pg.planChooser(), pg.plan().wideChannels());
+      CudaProcessGroup pg = chooser.join(w, store, timeout, 240L << 20);
       int failures;
       if (mode.equals("routes")) { // the group's set-up alone: its route lines
         failures = 0;
