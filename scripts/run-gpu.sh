@@ -9,7 +9,7 @@
 # "launcher" runs `java -jar launcher.jar bench --backend B` for each of BENCH_OPS (default all four collectives) and
 # each B of BENCH_BACKENDS (default "cuda nccl": ddp4j's kernels and the machine's NCCL, one process per GPU each)
 # from BENCH_MIN (16) to BENCH_MAX (1G) x BENCH_FACTOR (4); "ncclops" runs NCCL's four collectives over the same
-# sizes (bench/nccl_collectives.cu); "ring" benches DDP4J_ALGO=ring beside the default (ring-bench.log); "movement" times broadcast/allGather/reduceScatter against their old way.
+# sizes (bench/nccl_collectives.cu); "ring" benches DDP4J_ALGO=ring beside the default (ring-bench.log).
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/ddp4j-out}
 mkdir -p "$out"
@@ -56,7 +56,6 @@ for step in $steps; do
         DDP4J_CUDA_SHARE_GPUS=1 timeout 240 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.harness.GpuHarness bench --nproc 2 \
           --variants auto,ring,twoshot --max-bytes 1073741824 > "$out/ring-bench.log" 2>&1; rc=$?
       fi ;;
-    movement) timeout 240 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.harness.GpuHarness movement --nproc "$nproc" > "$out/movement.log" 2>&1; rc=$? ;;
     *) echo "unknown step $step"; rc=2 ;;
   esac
   echo "step $step: rc=$rc in $(( $(date +%s) - start )) s" | tee -a "$out/steps.txt"
@@ -69,7 +68,6 @@ echo "==== summary"
 [ -f "$out/nccl.log" ] && cat "$out/nccl.log"
 [ -f "$out/bench-staged.log" ] && [ -f "$out/bench.log" ] && python3 "$here/staged-vs-ipc-table.py" "$out/bench.log" "$out/bench-staged.log"
 [ -f "$out/ring-bench.log" ] && grep -vE "^(----|\s*at |INFO|[A-Z][a-z][a-z] [0-9])" "$out/ring-bench.log" | head -80
-[ -f "$out/movement.log" ] && grep -vE "^(----|\s*at |INFO|[A-Z][a-z][a-z] [0-9])" "$out/movement.log" | head -60
 [ -f "$out/launcher-bench.log" ] && [ -f "$out/nccl-collectives.log" ] && python3 "$here/cuda-ops-table.py" "$out/launcher-bench.log" "$out/nccl-collectives.log"
 [ -f "$out/launcher-bench.log" ] && [ -f "$out/launcher-bench-nccl.log" ] && python3 "$here/backend-ab-table.py" "$out/launcher-bench.log" "$out/launcher-bench-nccl.log"
 [ -f "$out/launcher-bench-nccl.log" ] && grep -E "Exception|cannot run|FAIL" "$out/launcher-bench-nccl.log" | head -5

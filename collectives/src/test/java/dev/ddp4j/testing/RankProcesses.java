@@ -1,9 +1,11 @@
 package dev.ddp4j.testing;
 
+import dev.ddp4j.collectives.process.ChildProcesses;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +14,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Spawns the ranks of a test job as real JVMs, all at once ({@link RankProcessMain} with a fresh
  * {@link DirectoryStore} folder), waits for them with a deadline, and returns each one's exit
- * status and output. A rank still running at the deadline is killed and reported as status -1.
+ * status and output. A rank still running at the deadline is killed and reported as status -1
+ * ({@link ChildProcesses}, the launcher's).
  */
 public final class RankProcesses {
 
@@ -44,7 +47,7 @@ public final class RankProcesses {
       String... args)
       throws IOException, InterruptedException {
     Path storeDir = Files.createTempDirectory("ddp4j-store");
-    List<Process> processes = new ArrayList<>();
+    ChildProcesses<Process> processes = new ChildProcesses<>(p -> p);
     List<Path> logs = new ArrayList<>();
     try {
       for (int r = 0; r < ranks; r++) {
@@ -67,20 +70,26 @@ public final class RankProcesses {
         pb.environment().putAll(env);
         processes.add(pb.start());
       }
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(deadlineSeconds);
+      // Every rank runs to its end (a failed one does not stop the others: tests read their
+      // errors), up to the deadline.
+      long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(deadlineSeconds);
+      ChildProcesses.Ending<Process> end;
+      do {
+        long leftNs = Math.max(0, deadlineNs - System.nanoTime());
+        end = processes.await(Duration.ofMillis(20), Duration.ofNanos(leftNs));
+      } while (end.stopped().isEmpty() && !end.running().isEmpty());
+      processes.stopAll(Duration.ZERO);
       List<Outcome> outcomes = new ArrayList<>();
+      List<Process> all = processes.children();
       for (int r = 0; r < ranks; r++) {
-        Process p = processes.get(r);
-        long left = Math.max(0, deadline - System.nanoTime());
-        int status = p.waitFor(left, TimeUnit.NANOSECONDS) ? p.exitValue() : -1;
+        Process p = all.get(r);
+        int status = end.running().contains(p) ? -1 : p.exitValue();
         outcomes.add(
             new Outcome(r, p.pid(), status, Files.readString(logs.get(r), StandardCharsets.UTF_8)));
       }
       return outcomes;
     } finally {
-      for (Process p : processes) {
-        p.destroyForcibly();
-      }
+      processes.stopAll(Duration.ZERO);
       for (Path log : logs) {
         Files.deleteIfExists(log);
       }

@@ -96,16 +96,4 @@ final class WorkerProcess {
     out.join(Math.max(1, millis));
     err.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
   }
-
-  /** SIGTERM to the worker and everything it started. */
-  void terminate() {
-    process.descendants().forEach(ProcessHandle::destroy);
-    process.destroy();
-  }
-
-  /** SIGKILL to the worker and everything it started. */
-  void kill() {
-    process.descendants().forEach(ProcessHandle::destroyForcibly);
-    process.destroyForcibly();
-  }
 }

@@ -4,10 +4,10 @@ import dev.ddp4j.DataType;
 
 /**
  * Picks the kernel and launch shape for one all-reduce launch. {@link PlanChooser} is what a group
- * runs: the planner's choice; a benchmark harness may pass its own.
+ * runs: the planner's choice; the GPU tests pass their own (SwitchableChooser, test sources).
  */
 @FunctionalInterface
-public interface AllReduceChooser {
+interface AllReduceChooser {
 
   /**
    * @param bytes the bytes of this launch (at most the scratch slot size)

@@ -54,7 +54,7 @@ final class AllReduceLauncher implements AutoCloseable {
   private final Pointer kernelParams = Pointer.to(Pointer.to(params));
 
   /** Launch through {@link DirectLaunch} (JNA) where it loads: cheaper per call than JCuda. */
-  private boolean directLaunch = DirectLaunch.available();
+  private final boolean directLaunch = DirectLaunch.available();
 
   private final ByteBuffer paramArray = directLaunch ? DirectLaunch.paramArray(params) : null;
   private final long paramArrayAddress = directLaunch ? DirectLaunch.address(paramArray) : 0;
@@ -200,31 +200,6 @@ final class AllReduceLauncher implements AutoCloseable {
       }
       launch(seq, tuning, kernels.get(tuning.algorithm(), t, op), in, out, done, n, stream);
     }
-  }
-
-  /**
-   * ns per {@code cuLaunchKernel} of an all-reduce kernel with nothing to do, through JCuda and
-   * through {@link DirectLaunch} (-1 where JNA did not load), each over {@code calls} launches on
-   * {@code stream}, synchronised after each loop. {@code anywhere} is any device buffer of this
-   * rank (the kernel touches nothing).
-   */
-  long[] launchCostNs(int calls, CUstream stream, DeviceBuffer anywhere) {
-    AllReduceTuning t = new AllReduceTuning(AllReduceAlgorithm.ONESHOT, 1, 16);
-    CUfunction f = kernels.get(AllReduceAlgorithm.ONESHOT, DataType.FLOAT32, ReduceOp.SUM);
-    DeviceBuffer nothing = anywhere.slice(0, 0);
-    boolean direct = directLaunch;
-    long[] ns = {-1, -1};
-    for (int way = 0; way < (direct ? 2 : 1); way++) {
-      directLaunch = way == 1;
-      long t0 = System.nanoTime();
-      for (int i = 0; i < calls; i++) {
-        launch(launchSeq, t, f, nothing, nothing, 0, 0, stream);
-      }
-      ns[way] = (System.nanoTime() - t0) / calls;
-      Cu.check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize");
-    }
-    directLaunch = direct;
-    return ns;
   }
 
   /**

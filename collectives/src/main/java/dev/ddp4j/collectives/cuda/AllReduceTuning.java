@@ -4,7 +4,7 @@ package dev.ddp4j.collectives.cuda;
  * How one kernel launch runs: which algorithm, how many blocks (one-shot: pusher blocks, the grid
  * is twice that; two-shot and ring: the grid) and the pipeline step per block (one-shot, ring).
  */
-public record AllReduceTuning(AllReduceAlgorithm algorithm, int blocks, long stepBytes) {
+record AllReduceTuning(AllReduceAlgorithm algorithm, int blocks, long stepBytes) {
 
   public AllReduceTuning {
     if (blocks < 1 || blocks > ScratchLayout.MAX_BLOCKS / 2) {

@@ -31,6 +31,6 @@ public final class CudaBackendProvider implements BackendProvider {
 
   @Override
   public ProcessGroup create(WorkerEnvironment worker, Store store, Duration timeout) {
-    return CudaProcessGroup.create(worker, store, timeout, null, CudaSettings.scratchBudgetBytes());
+    return CudaProcessGroup.create(worker, store, timeout, CudaSettings.scratchBudgetBytes());
   }
 }

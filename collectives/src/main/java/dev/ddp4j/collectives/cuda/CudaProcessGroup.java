@@ -215,11 +215,18 @@ public final class CudaProcessGroup implements DeviceGroup {
    * Joins a cuda group: every rank calls this with the same world size and store. Collective:
    * returns once every rank published its scratch, or fails after {@code timeout}.
    *
-   * @param chooser picks the kernel per launch; null for the plan's ({@link PlanChooser}), which is
-   *     what every user gets: a benchmark harness may pass its own
    * @param scratchBudgetBytes the most device memory the scratch may take
    */
   public static CudaProcessGroup create(
+      WorkerEnvironment worker, Store store, Duration timeout, long scratchBudgetBytes) {
+    return new CudaProcessGroup(worker, store, timeout, null, scratchBudgetBytes);
+  }
+
+  /**
+   * As above, with the kernel per launch picked by {@code chooser} instead of the plan's {@link
+   * PlanChooser} (null): for the GPU tests, which force each algorithm in turn.
+   */
+  static CudaProcessGroup create(
       WorkerEnvironment worker,
       Store store,
       Duration timeout,
@@ -240,35 +247,6 @@ public final class CudaProcessGroup implements DeviceGroup {
   }
 
   /**
-   * Host cost of the driver calls one collective makes, for the bench's notes: ns per {@code
-   * cuEventRecord}, per {@code cuLaunchKernel} through JCuda and through {@link DirectLaunch} (-1
-   * where JNA did not load) of an all-reduce kernel with nothing to do, each over {@code calls}
-   * calls on an internal stream (synchronised after each loop).
-   */
-  public long[] hostCostNs(int calls) {
-    Cu.check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
-    contextThread = Thread.currentThread();
-    CUevent e = events.take();
-    long t0 = System.nanoTime();
-    for (int i = 0; i < calls; i++) {
-      JCudaDriver.cuEventRecord(e, internalStream);
-    }
-    long t1 = System.nanoTime();
-    JCudaDriver.cuStreamSynchronize(internalStream);
-    events.release(e);
-    long[] launch = {-1, -1};
-    if (route instanceof PeerRoute p) {
-      launch =
-          p.launcher()
-              .launchCostNs(
-                  calls,
-                  internalStream,
-                  new DeviceBuffer(Cu.address(barrierWord), deviceIndex, 0, 1, DataType.FLOAT32));
-    }
-    return new long[] {(t1 - t0) / calls, launch[0], launch[1]};
-  }
-
-  /**
    * How allReduce runs in this group: {@code direct} (every pair has a peer path), {@code ring
    * 0-2-1-3} (around pairs without one; the other collectives too), {@code staged}, or {@code
    * local} on one rank.
@@ -283,7 +261,7 @@ public final class CudaProcessGroup implements DeviceGroup {
   }
 
   /** The plan's choice of kernel and shape per launch (what runs unless a chooser was given). */
-  public AllReduceChooser planChooser() {
+  AllReduceChooser planChooser() {
     return planChooser;
   }
 

@@ -50,7 +50,7 @@ final class CudaRoutes {
    *     from
    * @param kernels the loaded all-reduce kernels (null for one rank); a route that needs none
    *     unloads them
-   * @param chooser the kernel per launch (the plan's {@link PlanChooser}, or a harness's)
+   * @param chooser the kernel per launch (the plan's {@link PlanChooser}, or a GPU test's)
    */
   static CudaRoute open(
       Group g,

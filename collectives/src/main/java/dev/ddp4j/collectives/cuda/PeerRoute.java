@@ -96,11 +96,6 @@ final class PeerRoute implements CudaRoute {
     return launcher.maxLaunchBytes();
   }
 
-  /** The all-reduce launcher (the hierarchical route's phases run beside it). */
-  AllReduceLauncher launcher() {
-    return launcher;
-  }
-
   @Override
   public List<RuntimeException> close() {
     List<RuntimeException> errors = new ArrayList<>();

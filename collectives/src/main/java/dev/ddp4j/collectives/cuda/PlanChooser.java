@@ -11,7 +11,7 @@ import dev.ddp4j.collectives.plan.Plan;
  * two-shot, its ring channels for the ring), and only the split of a launch's bytes over those
  * channels (a block per {@link #BYTES_PER_BLOCK}) and the pipeline step are fixed here.
  */
-public final class PlanChooser implements AllReduceChooser {
+final class PlanChooser implements AllReduceChooser {
 
   /** Bytes one block moves before another block is worth launching. */
   static final long BYTES_PER_BLOCK = 32 << 10;
@@ -26,9 +26,6 @@ public final class PlanChooser implements AllReduceChooser {
    * Copy-engine chunk: the unit of flags and of the reduce kernel's pipeline (best of 4-16 MiB).
    */
   static final long COPY_ENGINE_CHUNK_BYTES = 16 << 20;
-
-  /** The largest LL launch, for harnesses that force LL. */
-  public static final long LL_MAX_BYTES = ScratchLayout.LL_MAX_BYTES;
 
   private final Plan plan;
 

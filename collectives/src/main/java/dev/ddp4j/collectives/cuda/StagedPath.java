@@ -165,124 +165,132 @@ final class StagedPath {
 
   Work allReduce(DeviceBuffer in, DeviceBuffer out, ReduceOp op, CUstream stream) {
     DataType t = in.dataType();
-    long per = pinned.slotBytes() / t.sizeBytes();
     String what = "allReduce(" + in.count() + " " + t + ", " + op + ")";
-    StagedWork w = begin(what, chunks(in.count(), per), stream);
-    for (long off = 0; off < in.count(); off += per) {
-      long n = Math.min(per, in.count() - off);
-      long bytes = t.bytesFor(n);
-      long at = t.bytesFor(off);
-      int slot = slotFor();
-      int value = (int) chunkSeq;
-      dtoh(slot, 0, in.devicePointer() + at, bytes);
-      signalIn(slot, value);
-      queue(
-          new HostStageLoop.Chunk(
-              slot, value, w, (host, a) -> host.allReduce(HostBuffer.ofAddress(a, n, t), op)));
-      waitOut(slot, value);
-      htod(out.devicePointer() + at, slot, 0, bytes);
-      slotDone(slot);
-    }
-    return end(w, stream);
+    return chunked(
+        what,
+        in.count(),
+        pinned.slotBytes() / t.sizeBytes(),
+        stream,
+        (slot, off, n) -> dtoh(slot, 0, in.devicePointer() + t.bytesFor(off), t.bytesFor(n)),
+        (off, n) -> (host, a) -> host.allReduce(HostBuffer.ofAddress(a, n, t), op),
+        (slot, off, n) -> htod(out.devicePointer() + t.bytesFor(off), slot, 0, t.bytesFor(n)));
   }
 
   Work broadcast(DeviceBuffer b, int root, CUstream stream) {
     DataType t = b.dataType();
-    long per = pinned.slotBytes() / t.sizeBytes();
     String what = "broadcast(" + b.count() + " " + t + ", root " + root + ")";
-    StagedWork w = begin(what, chunks(b.count(), per), stream);
-    for (long off = 0; off < b.count(); off += per) {
-      long n = Math.min(per, b.count() - off);
-      long at = t.bytesFor(off);
-      int slot = slotFor();
-      int value = (int) chunkSeq;
-      if (rank == root) {
-        dtoh(slot, 0, b.devicePointer() + at, t.bytesFor(n));
-      }
-      signalIn(slot, value);
-      queue(
-          new HostStageLoop.Chunk(
-              slot, value, w, (host, a) -> host.broadcast(HostBuffer.ofAddress(a, n, t), root)));
-      waitOut(slot, value);
-      if (rank != root) {
-        htod(b.devicePointer() + at, slot, 0, t.bytesFor(n));
-      }
-      slotDone(slot);
-    }
-    return end(w, stream);
+    return chunked(
+        what,
+        b.count(),
+        pinned.slotBytes() / t.sizeBytes(),
+        stream,
+        (slot, off, n) -> {
+          if (rank == root) {
+            dtoh(slot, 0, b.devicePointer() + t.bytesFor(off), t.bytesFor(n));
+          }
+        },
+        (off, n) -> (host, a) -> host.broadcast(HostBuffer.ofAddress(a, n, t), root),
+        (slot, off, n) -> {
+          if (rank != root) {
+            htod(b.devicePointer() + t.bytesFor(off), slot, 0, t.bytesFor(n));
+          }
+        });
   }
 
+  /** The slot holds every rank's part of the chunk, rank r's at r x (chunk bytes). */
   Work allGather(DeviceBuffer in, DeviceBuffer out, CUstream stream) {
     DataType t = in.dataType();
     long part = in.count();
-    long per = pinned.slotBytes() / size / t.sizeBytes();
     String what = "allGather(" + part + " " + t + ")";
-    StagedWork w = begin(what, chunks(part, per), stream);
-    for (long off = 0; off < part; off += per) {
-      long n = Math.min(per, part - off);
-      long bytes = t.bytesFor(n);
-      int slot = slotFor();
-      int value = (int) chunkSeq;
-      dtoh(slot, rank * bytes, in.devicePointer() + t.bytesFor(off), bytes);
-      signalIn(slot, value);
-      queue(
-          new HostStageLoop.Chunk(
-              slot,
-              value,
-              w,
-              (host, a) ->
-                  host.allGather(
-                      HostBuffer.ofAddress(a + rank * bytes, n, t),
-                      HostBuffer.ofAddress(a, n * size, t))));
-      waitOut(slot, value);
-      for (int r = 0; r < size; r++) {
-        htod(out.devicePointer() + t.bytesFor(r * part + off), slot, r * bytes, bytes);
-      }
-      slotDone(slot);
-    }
-    return end(w, stream);
+    return chunked(
+        what,
+        part,
+        pinned.slotBytes() / size / t.sizeBytes(),
+        stream,
+        (slot, off, n) ->
+            dtoh(slot, rank * t.bytesFor(n), in.devicePointer() + t.bytesFor(off), t.bytesFor(n)),
+        (off, n) ->
+            (host, a) ->
+                host.allGather(
+                    HostBuffer.ofAddress(a + rank * t.bytesFor(n), n, t),
+                    HostBuffer.ofAddress(a, n * size, t)),
+        (slot, off, n) -> {
+          long bytes = t.bytesFor(n);
+          for (int r = 0; r < size; r++) {
+            htod(out.devicePointer() + t.bytesFor(r * part + off), slot, r * bytes, bytes);
+          }
+        });
   }
 
+  /** The slot holds the chunk of every rank's block, block r at r x (chunk bytes), as allGather. */
   Work reduceScatter(DeviceBuffer in, DeviceBuffer out, ReduceOp op, CUstream stream) {
     DataType t = out.dataType();
     long part = out.count();
-    long per = pinned.slotBytes() / size / t.sizeBytes();
     String what = "reduceScatter(" + part + " " + t + ", " + op + ")";
-    StagedWork w = begin(what, chunks(part, per), stream);
-    for (long off = 0; off < part; off += per) {
-      long n = Math.min(per, part - off);
-      long bytes = t.bytesFor(n);
-      int slot = slotFor();
-      int value = (int) chunkSeq;
-      for (int r = 0; r < size; r++) {
-        dtoh(slot, r * bytes, in.devicePointer() + t.bytesFor(r * part + off), bytes);
-      }
-      signalIn(slot, value);
-      queue(
-          new HostStageLoop.Chunk(
-              slot,
-              value,
-              w,
-              (host, a) ->
-                  host.reduceScatter(
-                      HostBuffer.ofAddress(a, n * size, t),
-                      HostBuffer.ofAddress(a + rank * bytes, n, t),
-                      op)));
-      waitOut(slot, value);
-      htod(out.devicePointer() + t.bytesFor(off), slot, rank * bytes, bytes);
-      slotDone(slot);
-    }
-    return end(w, stream);
+    return chunked(
+        what,
+        part,
+        pinned.slotBytes() / size / t.sizeBytes(),
+        stream,
+        (slot, off, n) -> {
+          long bytes = t.bytesFor(n);
+          for (int r = 0; r < size; r++) {
+            dtoh(slot, r * bytes, in.devicePointer() + t.bytesFor(r * part + off), bytes);
+          }
+        },
+        (off, n) ->
+            (host, a) ->
+                host.reduceScatter(
+                    HostBuffer.ofAddress(a, n * size, t),
+                    HostBuffer.ofAddress(a + rank * t.bytesFor(n), n, t),
+                    op),
+        (slot, off, n) ->
+            htod(out.devicePointer() + t.bytesFor(off), slot, rank * t.bytesFor(n), t.bytesFor(n)));
   }
 
+  /** One chunk through the host group, nothing copied. */
   Work barrier(CUstream stream) {
-    StagedWork w = begin("barrier()", 1, stream);
-    int slot = slotFor();
-    int value = (int) chunkSeq;
-    signalIn(slot, value);
-    queue(new HostStageLoop.Chunk(slot, value, w, (host, a) -> host.barrier()));
-    waitOut(slot, value);
-    slotDone(slot);
+    return chunked(
+        "barrier()", 1, 1, stream, NO_COPY, (off, n) -> (host, a) -> host.barrier(), NO_COPY);
+  }
+
+  /** Queues the copies of elements [off, off + n) of a collective between its buffers and slot. */
+  private interface ChunkCopy {
+    void queue(int slot, long off, long n);
+  }
+
+  /** The host collective on elements [off, off + n), run on the slot's pinned memory. */
+  private interface HostStep {
+    HostStageLoop.Body of(long off, long n);
+  }
+
+  private static final ChunkCopy NO_COPY = (slot, off, n) -> {};
+
+  /**
+   * The one chunk loop of every staged collective: {@code count} elements in chunks of {@code per},
+   * each one copied in on the copy-in stream, flagged, reduced or moved by a lane's host group,
+   * awaited on the copy-out stream, copied out, and its slot released (the diagram above).
+   */
+  private Work chunked(
+      String what,
+      long count,
+      long per,
+      CUstream stream,
+      ChunkCopy copyIn,
+      HostStep host,
+      ChunkCopy copyOut) {
+    StagedWork w = begin(what, chunks(count, per), stream);
+    for (long off = 0; off < count; off += per) {
+      long n = Math.min(per, count - off);
+      int slot = slotFor();
+      int value = (int) chunkSeq;
+      copyIn.queue(slot, off, n);
+      signalIn(slot, value);
+      queue(new HostStageLoop.Chunk(slot, value, w, host.of(off, n)));
+      waitOut(slot, value);
+      copyOut.queue(slot, off, n);
+      slotDone(slot);
+    }
     return end(w, stream);
   }
 

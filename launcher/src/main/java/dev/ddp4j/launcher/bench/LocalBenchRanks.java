@@ -1,6 +1,7 @@
 package dev.ddp4j.launcher.bench;
 
 import dev.ddp4j.ConfigException;
+import dev.ddp4j.collectives.process.ChildProcesses;
 import dev.ddp4j.launcher.WorkerCommand;
 import dev.ddp4j.spi.BackendProvider;
 import java.io.IOException;
@@ -11,12 +12,12 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.ServiceLoader;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The rank JVMs of a bench on this machine ({@code bench} and {@code bench ddp}): each started with
  * the launcher's own java, joined through a file store in a temporary folder, and awaited; when one
- * fails or runs past its limit the others are stopped, and the folder is removed whatever happens.
+ * fails or runs past its limit the others are stopped ({@link ChildProcesses}), and the folder is
+ * removed whatever happens.
  */
 final class LocalBenchRanks {
 
@@ -24,6 +25,9 @@ final class LocalBenchRanks {
   interface Starter {
     Process start(int rank, Path store) throws IOException;
   }
+
+  /** How long the other ranks get to exit on SIGTERM once one failed. */
+  private static final Duration STOP_GRACE = Duration.ofSeconds(3);
 
   private LocalBenchRanks() {}
 
@@ -55,26 +59,31 @@ final class LocalBenchRanks {
   }
 
   /**
-   * Runs {@code ranks} ranks and returns 0 when every one exited 0 within {@code limit}, else 1.
+   * Runs {@code ranks} ranks and returns 0 when every one exited 0 within {@code limit}, else 1
+   * (saying on stderr which ranks were stopped when it ran out).
    */
   static int run(String prefix, int ranks, Duration limit, Starter starter)
       throws IOException, InterruptedException {
     Path store = Files.createTempDirectory(prefix);
-    List<Process> workers = new ArrayList<>();
+    ChildProcesses<Process> workers = new ChildProcesses<>(p -> p);
     try {
       for (int r = 0; r < ranks; r++) {
         workers.add(starter.start(r, store));
       }
-      int status = 0;
-      for (Process p : workers) {
-        if (!p.waitFor(limit.toSeconds(), TimeUnit.SECONDS) || p.exitValue() != 0) {
-          status = 1;
-          workers.forEach(Process::destroy);
-        }
+      ChildProcesses.Ending<Process> end = workers.await(Duration.ofSeconds(1), limit);
+      if (end.stopped().isPresent()) {
+        List<Process> all = workers.children();
+        System.err.println(
+            prefix
+                + ": "
+                + end.stopped().get()
+                + "; stopping ranks "
+                + end.running().stream().map(all::indexOf).toList()
+                + ", which had not finished");
       }
-      return status;
+      return end.succeeded() ? 0 : 1;
     } finally {
-      workers.forEach(Process::destroyForcibly);
+      workers.stopAll(STOP_GRACE);
       try (var files = Files.walk(store)) {
         for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
           Files.deleteIfExists(p);

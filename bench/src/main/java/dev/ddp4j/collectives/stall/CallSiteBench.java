@@ -1,7 +1,5 @@
-package dev.ddp4j.collectives.bench;
+package dev.ddp4j.collectives.stall;
 
-import dev.ddp4j.collectives.stall.CollectiveLedger;
-import dev.ddp4j.collectives.stall.StallProbe;
 import dev.ddp4j.spi.FutureWork;
 import java.time.Duration;
 import java.util.List;
@@ -12,13 +10,11 @@ import java.util.Locale;
  * entry, a lock), against making the FutureWork alone; and the alternative it replaced, a {@link
  * StackWalker} walk to the first frame outside ddp4j on every call. Off that path, on the
  * inspector's thread once or twice per heartbeat: the call site taken from another thread's stack.
- * Not a test: run it by hand.
+ * Run it with {@code bench/call-site-bench.sh [ROUNDS]} (default 5).
  *
- * <pre>
- * mvn -B -o -q -pl collectives -am test-compile
- * java -cp collectives/target/classes:collectives/target/test-classes:ddp-api/target/classes \
- *   dev.ddp4j.collectives.bench.CallSiteBench
- * </pre>
+ * <p>It sits in the stall package, in the bench module, so that it times the package-private {@link
+ * CallSite#of} itself without a public back door in the product (the class path joins the two
+ * halves of the package; nothing runs them as JPMS modules).
  */
 public final class CallSiteBench {
 
@@ -29,18 +25,19 @@ public final class CallSiteBench {
   private CallSiteBench() {}
 
   public static void main(String[] args) throws InterruptedException {
+    int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 5;
     Thread parked = new Thread(CallSiteBench::parkDeep, "parked-user-thread");
     parked.setDaemon(true);
     parked.start();
     Thread.sleep(100);
-    for (int round = 0; round < 5; round++) {
+    for (int round = 0; round < rounds; round++) {
       double base = perCall(false, false);
       double ledger = perCall(true, false);
       double walker = perCall(false, true);
       long t0 = System.nanoTime();
       int samples = 2_000;
       for (int i = 0; i < samples; i++) {
-        sink = StallProbe.siteOf(parked);
+        sink = CallSite.of(parked);
       }
       double siteUs = (System.nanoTime() - t0) / 1e3 / samples;
       System.out.printf(

@@ -5,6 +5,7 @@ import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.collectives.cuda.Cu;
 import dev.ddp4j.collectives.cuda.CudaProcessGroup;
+import dev.ddp4j.collectives.cuda.SwitchableChooser;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -79,13 +80,6 @@ public final class AllReduceBench {
           bad += size(buf, b, true) ? 0 : 1;
         }
       }
-    }
-    long[] host = pg.hostCostNs(10_000);
-    if (pg.rank() == 0 && host[1] >= 0) { // a host-staged group launches no kernels
-      out.printf(
-          "# host cost per driver call on rank 0: cuEventRecord %.2f us, cuLaunchKernel of an all-reduce"
-              + " kernel with nothing to do: %.2f us through JCuda, %.2f us through JNA (used)%n",
-          host[0] / 1e3, host[1] / 1e3, host[2] / 1e3);
     }
     return bad;
   }

@@ -2,6 +2,7 @@ package dev.ddp4j.collectives.cuda.harness;
 
 import dev.ddp4j.InitMethod;
 import dev.ddp4j.WorkerEnvironment;
+import dev.ddp4j.collectives.process.ChildProcesses;
 import dev.ddp4j.collectives.store.FileStore;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -17,7 +18,7 @@ import java.util.stream.Stream;
  * Starts one JVM per rank on this machine (one per GPU), with torchrun's variables and a shared
  * {@link FileStore}, and waits for them: the GPU test and bench harness, where the launcher is not
  * at hand. When one rank fails, the others are stopped after a grace period instead of waiting out
- * their timeouts.
+ * their timeouts ({@link ChildProcesses}, the launcher's too).
  */
 public final class LocalRanks {
 
@@ -30,6 +31,9 @@ public final class LocalRanks {
       return exitCodes.stream().allMatch(c -> c == 0);
     }
   }
+
+  private static final long GRACE_SECONDS = 10;
+  private static final Duration TICK = Duration.ofMillis(50);
 
   private LocalRanks() {}
 
@@ -74,39 +78,48 @@ public final class LocalRanks {
     Path dir = Files.createTempDirectory("ddp4j-ranks-");
     try {
       String java = ProcessHandle.current().info().command().orElse("java");
-      List<Process> procs = new ArrayList<>();
+      ChildProcesses<Process> procs = new ChildProcesses<>(p -> p);
       List<Path> logs = new ArrayList<>();
-      for (int r = 0; r < ranks; r++) {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(java);
-        cmd.addAll(jvmArgs);
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(mainClass);
-        cmd.addAll(args);
-        Path log = dir.resolve("rank" + r + ".log");
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.redirectOutput(log.toFile());
-        Map<String, String> env = pb.environment();
-        env.put(WorkerEnvironment.RANK, Integer.toString(r));
-        env.put(WorkerEnvironment.WORLD_SIZE, Integer.toString(ranks));
-        env.put(WorkerEnvironment.LOCAL_RANK, Integer.toString(r));
-        env.put(WorkerEnvironment.LOCAL_WORLD_SIZE, Integer.toString(ranks));
-        env.put(STORE_FILE, dir.resolve("store").toString());
-        for (Map.Entry<String, String> e : extraEnv.entrySet()) {
-          env.put(e.getKey(), e.getValue().replace("{rank}", Integer.toString(r)));
+      try {
+        for (int r = 0; r < ranks; r++) {
+          List<String> cmd = new ArrayList<>();
+          cmd.add(java);
+          cmd.addAll(jvmArgs);
+          cmd.add("-cp");
+          cmd.add(System.getProperty("java.class.path"));
+          cmd.add(mainClass);
+          cmd.addAll(args);
+          Path log = dir.resolve("rank" + r + ".log");
+          ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+          pb.redirectOutput(log.toFile());
+          Map<String, String> env = pb.environment();
+          env.put(WorkerEnvironment.RANK, Integer.toString(r));
+          env.put(WorkerEnvironment.WORLD_SIZE, Integer.toString(ranks));
+          env.put(WorkerEnvironment.LOCAL_RANK, Integer.toString(r));
+          env.put(WorkerEnvironment.LOCAL_WORLD_SIZE, Integer.toString(ranks));
+          env.put(STORE_FILE, dir.resolve("store").toString());
+          for (Map.Entry<String, String> e : extraEnv.entrySet()) {
+            env.put(e.getKey(), e.getValue().replace("{rank}", Integer.toString(r)));
+          }
+          procs.add(pb.start());
+          logs.add(log);
         }
-        procs.add(pb.start());
-        logs.add(log);
+        List<Process> stopped = waitAll(procs, timeout);
+        List<Integer> codes = new ArrayList<>();
+        List<String> outs = new ArrayList<>();
+        List<Process> all = procs.children();
+        for (int r = 0; r < ranks; r++) {
+          codes.add(all.get(r).exitValue());
+          outs.add(
+              Files.readString(logs.get(r))
+                  + (stopped.contains(all.get(r))
+                      ? "# LocalRanks: rank " + r + " was still running, stopped\n"
+                      : ""));
+        }
+        return new Result(codes, outs);
+      } finally {
+        procs.stopAll(Duration.ZERO);
       }
-      waitAll(procs, timeout);
-      List<Integer> codes = new ArrayList<>();
-      List<String> outs = new ArrayList<>();
-      for (int r = 0; r < ranks; r++) {
-        codes.add(procs.get(r).exitValue());
-        outs.add(Files.readString(logs.get(r)));
-      }
-      return new Result(codes, outs);
     } finally {
       try (Stream<Path> walk = Files.walk(dir)) {
         walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -114,27 +127,20 @@ public final class LocalRanks {
     }
   }
 
-  private static void waitAll(List<Process> procs, Duration timeout) throws InterruptedException {
+  /**
+   * Waits until every rank exited or {@code timeout} passed; once one rank failed the others get
+   * {@value #GRACE_SECONDS} s to end on their own (their own timeouts name the missing rank). Then
+   * stops the rest and returns them.
+   */
+  private static List<Process> waitAll(ChildProcesses<Process> procs, Duration timeout) {
     long deadlineNs = System.nanoTime() + timeout.toNanos();
-    long graceNs = Long.MAX_VALUE;
-    while (procs.stream().anyMatch(Process::isAlive)) {
-      boolean failed = procs.stream().anyMatch(p -> !p.isAlive() && p.exitValue() != 0);
-      if (failed && graceNs == Long.MAX_VALUE) {
-        graceNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      }
-      long now = System.nanoTime();
-      if (now - deadlineNs > 0 || now - graceNs > 0) {
-        procs.forEach(Process::destroyForcibly);
-        for (Process p : procs) {
-          p.waitFor();
-        }
-        return;
-      }
-      // The last one may exit between the check above and this look (fast-failing ranks).
-      java.util.Optional<Process> alive = procs.stream().filter(Process::isAlive).findFirst();
-      if (alive.isPresent()) {
-        alive.get().waitFor(50, TimeUnit.MILLISECONDS);
-      }
+    ChildProcesses.Ending<Process> end = procs.await(TICK, timeout);
+    long graceEndNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(GRACE_SECONDS);
+    while (end.stopped().isEmpty() && !end.running().isEmpty()) {
+      long leftNs = Math.min(deadlineNs, graceEndNs) - System.nanoTime();
+      end = procs.await(TICK, Duration.ofNanos(Math.max(0, leftNs)));
     }
+    procs.stopAll(Duration.ZERO);
+    return end.running();
   }
 }

@@ -2,6 +2,7 @@ package dev.ddp4j.collectives.cuda.harness;
 
 import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.cuda.CudaProcessGroup;
+import dev.ddp4j.collectives.cuda.SwitchableChooser;
 import dev.ddp4j.collectives.nccl.NcclProcessGroup;
 import dev.ddp4j.collectives.store.FileStore;
 import dev.ddp4j.collectives.topology.CudaProbe;
@@ -14,15 +15,13 @@ import java.util.List;
  * The GPU machine's entry point for the cuda backend, for use without the launcher (the bundle runs
  * it): {@code check --nproc N [--quick] [--algos ring,oneshot]} runs the correctness cases, {@code
  * bench --nproc N [--variants auto,oneshot,twoshot] [--min-bytes 8] [--max-bytes 536870912]} prints
- * the all-reduce table, {@code movement --nproc N [--min-bytes 16] [--max-bytes 1073741824]} times
- * broadcast, allGather and reduceScatter against the way the backend did them before their kernels,
- * {@code routes} only creates a group (for its {@code DDP4J_DEBUG=INFO} route lines), {@code
- * staged-check [--large]} and {@code staged-missing} check a host-staged group (set {@code
- * DDP4J_P2P_DISABLE=1} or {@code DDP4J_P2P_DISABLE_PAIRS}, or pass {@code --host-per-rank} to give
- * every rank a {@code DDP4J_HOST_ID} of its own). With {@code --backend nccl}, {@code check},
- * {@code stuck} and {@code missing} run on an nccl group instead (see {@link #ncclWork}). It starts
- * N worker JVMs (one per GPU) and prints rank 0's output, and every rank's on failure. Exit status
- * 0 only if every rank passed.
+ * the all-reduce table, {@code routes} only creates a group (for its {@code DDP4J_DEBUG=INFO} route
+ * lines), {@code staged-check [--large]} and {@code staged-missing} check a host-staged group (set
+ * {@code DDP4J_P2P_DISABLE=1} or {@code DDP4J_P2P_DISABLE_PAIRS}, or pass {@code --host-per-rank}
+ * to give every rank a {@code DDP4J_HOST_ID} of its own). With {@code --backend nccl}, {@code
+ * check}, {@code stuck} and {@code missing} run on an nccl group instead (see {@link #ncclWork}).
+ * It starts N worker JVMs (one per GPU) and prints rank 0's output, and every rank's on failure.
+ * Exit status 0 only if every rank passed.
  */
 public final class GpuHarness {
 
@@ -85,8 +84,7 @@ public final class GpuHarness {
     }
     try (FileStore store = LocalRanks.store(timeout)) {
       SwitchableChooser chooser = new SwitchableChooser();
-      CudaProcessGroup pg = CudaProcessGroup.create(w, store, timeout, chooser, 240L << 20);
-      chooser.bind(pg.planChooser(), pg.plan().wideChannels());
+      CudaProcessGroup pg = chooser.join(w, store, timeout, 240L << 20);
       int failures;
       if (mode.equals("routes")) { // the group's set-up alone: its route lines
         failures = 0;
@@ -114,12 +112,6 @@ public final class GpuHarness {
         System.out.printf(
             "# rank %d: %d cases, %d failed; extra device memory %d MiB%n",
             w.rank(), c.cases(), c.failed(), pg.extraDeviceMemoryBytes() >> 20);
-      } else if (mode.equals("movement")) {
-        new MovementBench(pg, System.out)
-            .run(
-                Long.parseLong(option(args, "--min-bytes", "16")),
-                Long.parseLong(option(args, "--max-bytes", Long.toString(1L << 30))));
-        failures = 0;
       } else {
         AllReduceBench b = new AllReduceBench(pg, chooser, System.out);
         failures =

@@ -1,32 +1,43 @@
-package dev.ddp4j.collectives.cuda.harness;
+package dev.ddp4j.collectives.cuda;
 
 import dev.ddp4j.DataType;
-import dev.ddp4j.collectives.cuda.AllReduceAlgorithm;
-import dev.ddp4j.collectives.cuda.AllReduceChooser;
-import dev.ddp4j.collectives.cuda.AllReduceTuning;
-import dev.ddp4j.collectives.cuda.PlanChooser;
+import dev.ddp4j.Store;
+import dev.ddp4j.WorkerEnvironment;
+import java.time.Duration;
 
 /**
  * A chooser the harness re-points between runs: the default cost table ({@code auto}), or one
  * algorithm forced at every size, optionally with a fixed block count and step ({@code
- * oneshot:blocks=64:step=131072}).
+ * oneshot:blocks=64:step=131072}). Test code only: it sits in the cuda package (of the test
+ * sources), since a group takes a chooser other than its plan's only here.
  */
-final class SwitchableChooser implements AllReduceChooser {
+public final class SwitchableChooser implements AllReduceChooser {
 
   private int maxBlocks = 1;
   private AllReduceChooser plan;
   private AllReduceChooser current;
   private String label = "auto";
 
+  /**
+   * Joins a cuda group (collective, as {@link CudaProcessGroup#create}) whose all-reduce asks this
+   * chooser, {@code auto} pointing at the group's plan.
+   */
+  public CudaProcessGroup join(
+      WorkerEnvironment worker, Store store, Duration timeout, long scratchBudgetBytes) {
+    CudaProcessGroup pg = CudaProcessGroup.create(worker, store, timeout, this, scratchBudgetBytes);
+    bind(pg.planChooser(), pg.plan().wideChannels());
+    return pg;
+  }
+
   /** Points {@code auto} at the group's plan; forced variants use up to {@code maxBlocks}. */
-  void bind(AllReduceChooser plan, int maxBlocks) {
+  private void bind(AllReduceChooser plan, int maxBlocks) {
     this.plan = plan;
     this.current = plan;
     this.maxBlocks = maxBlocks;
   }
 
   /** Sets the variant: {@code auto}, {@code oneshot}, {@code twoshot}, with optional overrides. */
-  void set(String variant) {
+  public void set(String variant) {
     String[] parts = variant.split(":");
     AllReduceAlgorithm algo = parts[0].equals("auto") ? null : AllReduceAlgorithm.parse(parts[0]);
     int blocks = -1;
@@ -45,7 +56,7 @@ final class SwitchableChooser implements AllReduceChooser {
             ? plan
             : (bytes, ranks, t) ->
                 PlanChooser.shape(
-                    algo == AllReduceAlgorithm.LL && bytes > PlanChooser.LL_MAX_BYTES
+                    algo == AllReduceAlgorithm.LL && bytes > ScratchLayout.LL_MAX_BYTES
                         ? AllReduceAlgorithm.ONESHOT
                         : algo,
                     bytes,
@@ -64,7 +75,7 @@ final class SwitchableChooser implements AllReduceChooser {
     label = variant;
   }
 
-  String label() {
+  public String label() {
     return label;
   }
 

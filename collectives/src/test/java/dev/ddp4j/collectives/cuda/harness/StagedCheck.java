@@ -7,6 +7,7 @@ import dev.ddp4j.ReduceOp;
 import dev.ddp4j.Store;
 import dev.ddp4j.collectives.cuda.Cu;
 import dev.ddp4j.collectives.cuda.CudaProcessGroup;
+import dev.ddp4j.collectives.cuda.SwitchableChooser;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.time.Duration;

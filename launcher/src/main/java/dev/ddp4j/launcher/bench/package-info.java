@@ -1,0 +1,8 @@
+/**
+ * Internal to ddp4j (launcher.jar bench): not part of its API, which is {@code ddp-api} ({@code
+ * dev.ddp4j}) and {@code DdpModel}; it may change in any release.
+ */
+@ApiStatus.Internal
+package dev.ddp4j.launcher.bench;
+
+import org.jetbrains.annotations.ApiStatus;
