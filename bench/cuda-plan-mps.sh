@@ -3,12 +3,14 @@
 # the GPU (DDP4J_CUDA_SHARE_GPUS=1), over injected topologies (the fixtures of collectives/src/test/resources/topology,
 # DDP4J_P2P_DISABLE_PAIRS), so that the direct, LL and ring kernels all run against the harness's reference; then
 # the GPU test classes; then (STEPS=bench) the 2-rank all-reduce bench of this build against OLD (a jar of the
-# previous build's classes put ahead of bundle/launcher.jar), alternated. Timings under MPS share one GPU's HBM:
-# they compare builds, they are not NVLink figures. Usage: OUT=dir STEPS="check tests bench" bash bench/cuda-plan-mps.sh
+# previous build's classes put ahead of bundle/launcher.jar), alternated; (STEPS=many) 9, 12 and 16 ranks on the one
+# GPU, more than the 8 GPUs of the largest fixture before it (STEPS=many32: 32, the kernels' MAX_RANKS). Timings
+# under MPS share one GPU's HBM: they compare builds, they are not NVLink figures.
+# Usage: OUT=dir STEPS="check tests bench" bash bench/cuda-plan-mps.sh
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-/tmp/ddp4j-plan}; mkdir -p "$out"
-# TESTS_TIMEOUT, BENCH_TIMEOUT (seconds) and ROUNDS bound the steps. JAVA, NEW_CP and OLD_CP override the bundle's runtime and the two builds' class paths.
+# CHECK_TIMEOUT (seconds, default 240 a check), TESTS_TIMEOUT, BENCH_TIMEOUT and ROUNDS bound the steps. JAVA, NEW_CP and OLD_CP override the bundle's runtime and the two builds' class paths.
 java=${JAVA:-$here/bundle/jre/bin/java}; cp=${NEW_CP:-$here/bundle/launcher.jar:$here/bundle/lib/*}
 oldcp=${OLD_CP:-$here/bundle-old/ddp4j-old.jar:$cp}
 topo="$here/collectives/src/test/resources/topology"
@@ -18,7 +20,7 @@ summary=()
 check() { # name nproc extra-args... (env before the call)
   local name=$1 n=$2; shift 2
   local start=$(date +%s)
-  DDP4J_DEBUG=INFO timeout 240 "$java" -cp "$cp" dev.ddp4j.collectives.cuda.harness.GpuHarness check --nproc "$n" "$@" > "$out/check-$name.log" 2>&1
+  DDP4J_DEBUG=INFO timeout "${CHECK_TIMEOUT:-240}" "$java" -cp "$cp" dev.ddp4j.collectives.cuda.harness.GpuHarness check --nproc "$n" "$@" > "$out/check-$name.log" 2>&1
   local rc=$? pass=$(grep -c PASS "$out/check-$name.log") fail=$(grep -c FAIL "$out/check-$name.log")
   local route=$(grep -o "cuda route: [a-z0-9 -]*" "$out/check-$name.log" | head -1)
   local algos=$(grep -o "all-reduce by size: .*" "$out/check-$name.log" | head -1)
@@ -34,6 +36,18 @@ for step in ${STEPS:-check tests}; do
       DDP4J_TOPO_FILE=$topo/dgx-h100-8gpu-nvswitch.txt check dgx-h100-8 8 --quick
       DDP4J_TOPO_FILE=$topo/dgx-h100-8gpu-nvswitch.txt DDP4J_P2P_DISABLE_PAIRS=0-1 check dgx-h100-8-no01 8 --quick
       DDP4J_ALGO=ring check shared-8-ring 8 --quick --algos ring ;;
+    many)
+      # More ranks than GPUs in any fixture but the 16-GPU one, all sharing the H200 under MPS: the resident-channel
+      # split (132 SMs among 9-16 ranks), the flag rows and slots of up to 16 ranks, the byte-a-position ring order.
+      # The default plan on logical NV18 GPUs (ll, oneshot, twoshot), the 16 x V100 NVSwitch fixture's plan, and the
+      # ring kernels forced around 16 ranks.
+      check shared-9 9 --quick
+      check shared-12 12 --quick
+      DDP4J_TOPO_FILE=$topo/dgx2-v100-16gpu-nvswitch.txt check dgx2-16 16 --quick
+      DDP4J_ALGO=ring check shared-16-ring 16 --quick --algos ring ;;
+    many32)
+      # The kernels' MAX_RANKS: 32 ranks on one GPU, 4 channels each (run it on its own: 32 JVMs and contexts).
+      CHECK_TIMEOUT=${CHECK_TIMEOUT:-540} check shared-32 32 --quick ;;
     hier)
       # The hierarchical route: islands of NVLink pairs (4 x A100 fixture: hierarchical at every size),
       # their column through host memory (SYS pairs denied), the sockets of 8 PCIe GPUs as islands of

@@ -25,15 +25,16 @@
 // resource and KernelBinaryTest checks that it was built from this file and the headers it includes.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#define MAX_RANKS 8
-#define MAX_BLOCKS 512
-#define FLAG_BYTES (MAX_BLOCKS * MAX_RANKS * 8)
+#include "ddp4j_device.cuh"
+
 #define THREADS 512
 #define LL_SLOT_BYTES (512 << 10)
 
-// Kernel parameters, passed by value as 21 64-bit words (the Java side fills a long[21]).
+// Kernel parameters, passed by value: 384 bytes that AllReduceLauncher fills (its PARAM_BYTES and offsets). The
+// first 96 + 8 x MAX_RANKS bytes are ddp4j_collectives.cu's Params word for word; the ring order follows.
 struct Params {
   const char* in;                 // this rank's input (device pointer in this process)
   char* out;                      // this rank's output (may equal in)
@@ -45,13 +46,15 @@ struct Params {
   unsigned long long stepBytes;   // pipeline step per block for one-shot (a multiple of 16)
   unsigned long long blocks;      // one-shot: pusher blocks (the grid is twice that); two-shot: the grid
   unsigned long long timeoutNs;   // a wait on a peer longer than this traps the kernel
-  unsigned long long ring;        // ring kernels: the rank at ring position k in bits [4k, 4k + 4)
   unsigned long long stride;      // ring reduce-scatter / all-gather: elements between rank blocks of the whole buffer
   unsigned long long root;        // ring broadcast: the root rank
   char* scratch[MAX_RANKS];       // every rank's scratch base as mapped in this process (own included)
+  unsigned char ring[MAX_RANKS];  // ring kernels: ring[k] is the rank at ring position k (k < nranks)
 };
-
-#include "ddp4j_device.cuh"
+static_assert(sizeof(Params) == 96 + 9 * MAX_RANKS, "AllReduceLauncher writes 96 + 9 x MAX_RANKS parameter bytes");
+static_assert(offsetof(Params, scratch) == 96 && offsetof(Params, ring) == 96 + 8 * MAX_RANKS,
+              "AllReduceLauncher's SCRATCH_OFFSET and RING_OFFSET");
+static_assert(sizeof(Params) <= 1024, "kernel parameters: at most 4 KiB, kept to a quarter of that");
 
 // out[k] = finish(fold over ranks in rank order of (rank == me ? in : slot[rank])[k]), rank order so that
 // every rank computes bit-identical results.
@@ -303,7 +306,7 @@ __device__ void ll(const Params& p) {
 // even where its piece is empty, which keeps the two-halves argument above true: a rank's last region holds data
 // that passed through every rank's launch seq, so when launch seq ends every rank has started it (and ended seq - 1).
 // A rank touches only its successor's scratch, so only that pair needs peer access.
-__device__ __forceinline__ unsigned ringRankAt(const Params& p, unsigned pos) { return (unsigned)((p.ring >> (4 * pos)) & 15); }
+__device__ __forceinline__ unsigned ringRankAt(const Params& p, unsigned pos) { return p.ring[pos]; }
 
 // Whole block: waits until `sender`'s flag for block b in this rank's scratch reached `value`.
 __device__ __forceinline__ void waitPeer(const Params& p, unsigned long long b, unsigned long long sender, unsigned long long value) {

@@ -22,14 +22,14 @@
 //          collectives/src/main/resources/dev/ddp4j/collectives/cuda
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#define MAX_RANKS 8
-#define MAX_BLOCKS 512
-#define FLAG_BYTES (MAX_BLOCKS * MAX_RANKS * 8)
+#include "ddp4j_device.cuh"
+
 #define THREADS 512
 
-// Kernel parameters, passed by value as 20 64-bit words (CollectiveLauncher fills them).
+// Kernel parameters, passed by value: 96 + 8 x MAX_RANKS bytes that CollectiveLauncher fills (its PARAM_BYTES).
 struct Params {
   const char* in;                 // this rank's input (device pointer in this process)
   char* out;                      // this rank's output
@@ -45,8 +45,8 @@ struct Params {
   unsigned long long root;        // broadcast's root
   char* scratch[MAX_RANKS];       // every rank's scratch base as mapped in this process (own included)
 };
-
-#include "ddp4j_device.cuh"
+static_assert(sizeof(Params) == 96 + 8 * MAX_RANKS && offsetof(Params, scratch) == 96,
+              "CollectiveLauncher writes 96 + 8 x MAX_RANKS parameter bytes, the scratch bases from byte 96");
 
 enum { KIND_REDUCE_SCATTER = 0, KIND_ALL_GATHER = 1, KIND_BROADCAST = 2 };
 

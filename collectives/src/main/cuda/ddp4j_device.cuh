@@ -1,10 +1,18 @@
-// Device helpers shared by ddp4j_allreduce.cu and ddp4j_collectives.cu: reduction types and operators, and the
-// flag protocol in peer memory (system-scope release/acquire, a fence before each flag, a timed wait that traps
-// the kernel when a peer never arrives). Both kernel files use one scratch and one flag layout (ScratchLayout.java),
-// so the protocol, the slot addressing and the copy loop live here once. The includer defines MAX_RANKS, FLAG_BYTES
-// and a Params struct with rank, nranks, seq, slotBytes, timeoutNs and scratch[MAX_RANKS]. scripts/build-kernels.sh
-// records this file's SHA-256 with each binary built from it.
+// Device helpers shared by ddp4j_allreduce.cu and ddp4j_collectives.cu: the scratch layout's constants, reduction
+// types and operators, and the flag protocol in peer memory (system-scope release/acquire, a fence before each flag,
+// a timed wait that traps the kernel when a peer never arrives). Both kernel files use one scratch and one flag
+// layout (ScratchLayout.java), so the constants, the protocol, the slot addressing and the copy loop live here once.
+// The includer includes this before it defines its Params struct, with rank, nranks, seq, slotBytes, timeoutNs and
+// scratch[MAX_RANKS] (the helpers take Params as a template parameter). scripts/build-kernels.sh records this file's
+// SHA-256 with each binary built from it.
 #pragma once
+
+// Ranks a group may have: ScratchLayout.MAX_RANKS (ScratchLayoutTest holds the two equal). It sizes the flag rows and
+// the Params' peer tables; 32 ranks keep Params at 384 bytes, well inside the 4 KiB a kernel's parameters may take.
+#define MAX_RANKS 32
+// Flag rows: the most blocks a launch may have (ScratchLayout.MAX_BLOCKS).
+#define MAX_BLOCKS 512
+#define FLAG_BYTES (MAX_BLOCKS * MAX_RANKS * 8)
 
 enum { OP_SUM = 0, OP_AVG = 1, OP_PROD = 2, OP_MIN = 3, OP_MAX = 4 };
 

@@ -26,7 +26,14 @@ import jcuda.driver.JCudaDriver;
  */
 final class AllReduceLauncher implements AutoCloseable {
 
-  private static final int PARAM_WORDS = 21;
+  /**
+   * The kernels' Params (ddp4j_allreduce.cu, whose static_asserts hold the same numbers): 12 words,
+   * the scratch bases, then the ring order, a byte a position.
+   */
+  static final int SCRATCH_OFFSET = 96;
+
+  static final int RING_OFFSET = SCRATCH_OFFSET + 8 * ScratchLayout.MAX_RANKS;
+  static final int PARAM_BYTES = RING_OFFSET + ScratchLayout.MAX_RANKS;
 
   /**
    * A ring launch's regions overrun the receive area by up to 32 bytes of chunk rounding unless it
@@ -41,15 +48,15 @@ final class AllReduceLauncher implements AutoCloseable {
   private final AllReduceKernels kernels;
   private final AllReduceChooser chooser;
 
-  /** The ring kernel's order, packed for its Params (PeerRing.pack). */
-  private final long ringPacked;
+  /** The rank order the ring kernels follow. */
+  private final int[] ring;
 
   /** Every launch runs the ring: pairs off the ring have no peer access (nor mapped scratch). */
   private final boolean ringOnly;
 
   /** The kernels' Params struct as 64-bit words in native order, read by the driver per launch. */
   private final ByteBuffer params =
-      ByteBuffer.allocateDirect(PARAM_WORDS * 8).order(ByteOrder.nativeOrder());
+      ByteBuffer.allocateDirect(PARAM_BYTES).order(ByteOrder.nativeOrder());
 
   private final Pointer kernelParams = Pointer.to(Pointer.to(params));
 
@@ -84,8 +91,10 @@ final class AllReduceLauncher implements AutoCloseable {
     this.scratch = scratch;
     this.kernels = kernels;
     this.chooser = chooser;
-    this.ringPacked = PeerRing.pack(ring);
+    this.ring = ring.clone();
     this.ringOnly = ringOnly;
+    // The ring is the group's for its lifetime: written once, every launch passes it on.
+    params.put(RING_OFFSET, PeerRing.pack(ring));
   }
 
   /**
@@ -154,7 +163,7 @@ final class AllReduceLauncher implements AutoCloseable {
   String ringOrder() {
     StringBuilder b = new StringBuilder();
     for (int k = 0; k < size; k++) {
-      b.append(k == 0 ? "" : "-").append((ringPacked >> (4 * k)) & 15);
+      b.append(k == 0 ? "" : "-").append(ring[k]);
     }
     return b.toString();
   }
@@ -344,11 +353,10 @@ final class AllReduceLauncher implements AutoCloseable {
     params.putLong(56, tuning.stepBytes());
     params.putLong(64, tuning.blocks());
     params.putLong(72, timeoutNs);
-    params.putLong(80, ringPacked);
-    params.putLong(88, strideElems);
-    params.putLong(96, root);
+    params.putLong(80, strideElems);
+    params.putLong(88, root);
     for (int r = 0; r < size; r++) {
-      params.putLong(104 + 8 * r, scratch.base(r));
+      params.putLong(SCRATCH_OFFSET + 8 * r, scratch.base(r));
     }
     int rc =
         directLaunch

@@ -23,7 +23,12 @@ import jcuda.driver.JCudaDriver;
 final class CollectiveLauncher implements AutoCloseable {
 
   static final String RESOURCE = "/dev/ddp4j/collectives/cuda/ddp4j_collectives.fatbin";
-  private static final int PARAM_WORDS = 20;
+
+  /**
+   * The kernels' Params (ddp4j_collectives.cu, whose static_assert holds the same numbers): 12
+   * words, then the scratch bases; AllReduceLauncher's Params begin the same.
+   */
+  static final int PARAM_BYTES = AllReduceLauncher.SCRATCH_OFFSET + 8 * ScratchLayout.MAX_RANKS;
 
   private final int rank;
   private final int size;
@@ -39,7 +44,7 @@ final class CollectiveLauncher implements AutoCloseable {
 
   /** The kernels' Params struct as 64-bit words in native order, read by the driver per launch. */
   private final ByteBuffer params =
-      ByteBuffer.allocateDirect(PARAM_WORDS * 8).order(ByteOrder.nativeOrder());
+      ByteBuffer.allocateDirect(PARAM_BYTES).order(ByteOrder.nativeOrder());
 
   private final Pointer kernelParams = Pointer.to(Pointer.to(params));
   private final boolean directLaunch = DirectLaunch.available();
@@ -142,7 +147,7 @@ final class CollectiveLauncher implements AutoCloseable {
     params.putLong(80, stride);
     params.putLong(88, root);
     for (int r = 0; r < size; r++) {
-      params.putLong(96 + 8 * r, scratch.base(r));
+      params.putLong(AllReduceLauncher.SCRATCH_OFFSET + 8 * r, scratch.base(r));
     }
     int rc =
         directLaunch

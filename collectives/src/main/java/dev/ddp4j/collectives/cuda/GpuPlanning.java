@@ -100,14 +100,33 @@ public final class GpuPlanning {
    *
    * @param residentBlocks blocks of each kernel family the GPU keeps resident at once (all SMs)
    * @param ranksOnGpu ranks whose kernels share that GPU at the same time
+   * @throws ConfigException where the GPU cannot keep even one channel of every sharing rank
+   *     resident (their kernels would wait forever on blocks that never run), naming the fix
    */
   static int residentChannels(Map<AllReduceAlgorithm, Long> residentBlocks, int ranksOnGpu) {
     long cap = PlannerOptions.DEFAULT_MAX_CHANNELS_GPU;
+    int ranks = Math.max(1, ranksOnGpu);
     for (Map.Entry<AllReduceAlgorithm, Long> e : residentBlocks.entrySet()) {
       int perChannel = e.getKey() == AllReduceAlgorithm.ONESHOT ? 2 : 1;
-      cap = Math.min(cap, e.getValue() / ((long) perChannel * Math.max(1, ranksOnGpu)));
+      long channels = e.getValue() / ((long) perChannel * ranks);
+      if (channels < 1) {
+        throw new ConfigException(
+            ranks
+                + " ranks share one GPU, which keeps "
+                + e.getValue()
+                + " blocks of the "
+                + e.getKey().kernelPrefix()
+                + " kernels resident at once, fewer than the "
+                + (long) perChannel * ranks
+                + " their spinning kernels need together ("
+                + perChannel
+                + " a rank): run at most "
+                + e.getValue() / perChannel
+                + " ranks on that GPU");
+      }
+      cap = Math.min(cap, channels);
     }
-    return (int) Math.max(1, cap);
+    return (int) cap;
   }
 
   /**

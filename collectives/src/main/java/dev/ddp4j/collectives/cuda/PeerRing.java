@@ -3,18 +3,29 @@ package dev.ddp4j.collectives.cuda;
 import java.util.Arrays;
 
 /**
- * The ring kernel's rank order, packed as its Params want it (4 bits a position), and the
+ * The ring kernel's rank order, packed as its Params want it (a byte a position), and the
  * neighbours of a rank on it. The order itself is the planner's first ring ({@link GpuPlanning}).
  */
 final class PeerRing {
 
   private PeerRing() {}
 
-  /** The ring packed for the kernel: the rank at position k in bits [4k, 4k + 4). */
-  static long pack(int[] ring) {
-    long packed = 0;
+  /**
+   * The ring as the kernels' {@code Params.ring[MAX_RANKS]} holds it: byte k is the rank at ring
+   * position k, the bytes past the ring 0.
+   */
+  static byte[] pack(int[] ring) {
+    if (ring.length > ScratchLayout.MAX_RANKS) {
+      throw new IllegalArgumentException(
+          "ring of "
+              + ring.length
+              + " ranks (expected: at most "
+              + ScratchLayout.MAX_RANKS
+              + ", the kernels' MAX_RANKS)");
+    }
+    byte[] packed = new byte[ScratchLayout.MAX_RANKS];
     for (int k = 0; k < ring.length; k++) {
-      packed |= (long) ring[k] << (4 * k);
+      packed[k] = (byte) ring[k];
     }
     return packed;
   }

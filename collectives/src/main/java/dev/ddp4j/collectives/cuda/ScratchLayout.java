@@ -1,5 +1,7 @@
 package dev.ddp4j.collectives.cuda;
 
+import dev.ddp4j.ConfigException;
+
 /**
  * Where things live in each rank's IPC-shared scratch buffer; the kernels in {@code
  * src/main/cuda/ddp4j_allreduce.cu} use the same numbers.
@@ -29,7 +31,14 @@ package dev.ddp4j.collectives.cuda;
  */
 record ScratchLayout(int ranks, long slotBytes) {
 
-  static final int MAX_RANKS = 8;
+  /**
+   * Ranks a group on one host may have: HGX-2 / DGX-2 hold 16 GPUs on NVSwitch, and ranks sharing
+   * GPUs under MPS go further. The kernels' MAX_RANKS ({@code ddp4j_device.cuh}) is the same number
+   * (ScratchLayoutTest reads it); it sizes the flag rows and the kernels' peer tables, which at 32
+   * ranks keep their parameters at 384 bytes of the 4 KiB a launch may pass.
+   */
+  static final int MAX_RANKS = 32;
+
   static final int MAX_BLOCKS = 512;
   static final long FLAG_BYTES = (long) MAX_BLOCKS * MAX_RANKS * 8;
 
@@ -56,8 +65,20 @@ record ScratchLayout(int ranks, long slotBytes) {
   /**
    * The layout whose total stays within {@code budgetBytes}, slots rounded down to 1 MiB (at least
    * 1 MiB).
+   *
+   * @throws ConfigException for more than {@link #MAX_RANKS} ranks, naming the count and the fix
    */
   static ScratchLayout within(int ranks, long budgetBytes) {
+    if (ranks > MAX_RANKS) {
+      throw new ConfigException(
+          "cuda group of "
+              + ranks
+              + " ranks on one host (expected: at most "
+              + MAX_RANKS
+              + ", what the kernels' flag rows and peer tables hold): start at most "
+              + MAX_RANKS
+              + " workers per node (--nproc-per-node), or spread the job over more nodes");
+    }
     long perSlot = (budgetBytes - FLAG_BYTES) / (2L * (ranks - 1)) - LL_SLOT_BYTES;
     long mib = 1L << 20;
     return new ScratchLayout(ranks, Math.max(mib, perSlot / mib * mib));

@@ -18,7 +18,13 @@ public final class Fixtures {
 
   public static final String DGX1_V100_XML = "dgx1-v100-hybrid-cube-mesh.xml";
 
-  public static final List<String> NVIDIA_SMI = List.of(A100_4, H200_2, DGX_H100_8, PCIE_4);
+  /**
+   * 16 V100 on NVSwitch (DGX-2 / HGX-2): every pair NV6, GPU pairs per PCIe switch, two sockets.
+   */
+  public static final String DGX2_V100_16 = "dgx2-v100-16gpu-nvswitch.txt";
+
+  public static final List<String> NVIDIA_SMI =
+      List.of(A100_4, H200_2, DGX_H100_8, PCIE_4, DGX2_V100_16);
   public static final List<String> ALL = List.of(A100_4, H200_2, DGX_H100_8, PCIE_4, DGX1_V100_XML);
 
   private Fixtures() {}

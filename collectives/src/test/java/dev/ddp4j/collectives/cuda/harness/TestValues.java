@@ -35,16 +35,19 @@ final class TestValues {
         return prod ? 1 + k / 512.0 : k / 256.0;
       case BFLOAT16:
         return prod ? 1 + (k / 2) / 128.0 : (k / 2) / 64.0;
-      // Integer products: ranks past the first two get small factors, so that the product of up
-      // to 8 ranks neither overflows the type nor leaves float64's exact range (the reference).
+      // Integer products: ranks past the first two get small factors, and ranks from 8 on
+      // factors of -1, 0 or 1, so that the product of up to 32 ranks neither overflows the type nor
+      // leaves float64's exact range (the reference). Sums: ranks from 8 on add less, so that 32
+      // int8 (8 x 10 + 24 x 1) and uint8 (8 x 20 + 24 x 3) terms stay in range. Ranks 0-7 keep
+      // the values the 2-8 rank runs were checked with.
       case INT8:
-        return prod ? k % (rank < 2 ? 4 : 2) : k % 11;
+        return prod ? k % (rank < 2 ? 4 : 2) : k % (rank < 8 ? 11 : 2);
       case UINT8:
-        return prod ? Math.abs(k) % (rank < 2 ? 4 : 2) : Math.abs(k) % 21;
+        return prod ? Math.abs(k) % (rank < 2 ? 4 : 2) : Math.abs(k) % (rank < 8 ? 21 : 4);
       case INT32:
-        return prod ? k % (rank < 2 ? 40 : 4) : k * 7;
+        return prod ? k % (rank < 2 ? 40 : rank < 8 ? 4 : 2) : k * 7;
       case INT64:
-        return prod ? (rank < 2 ? k * 1000L : k % 8) : k * 1_000_003L;
+        return prod ? (rank < 2 ? k * 1000L : k % (rank < 8 ? 8 : 2)) : k * 1_000_003L;
       default:
         throw new IllegalArgumentException(t.toString());
     }
