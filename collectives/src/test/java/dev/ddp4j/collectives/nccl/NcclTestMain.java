@@ -43,7 +43,8 @@ public final class NcclTestMain {
       if (!Set.of(skip.split(",")).contains(Integer.toString(w.rank()))) {
         NcclPeers peers = new NcclPeers(store, prefix, w.rank(), w.worldSize());
         NcclComm comm =
-            NcclProcessGroup.join(NcclLibrary.load(), peers, w.worldSize(), id, w.rank(), timeout);
+            NcclProcessGroup.join(
+                NcclLibrary.load(), peers, w.worldSize(), id, w.rank(), timeout, () -> false);
         System.out.println("joined");
         System.out.println(
             "finalized " + comm.finalizeAndDestroy(System.nanoTime() + 1_000_000_000L));
