@@ -121,7 +121,8 @@ class CudaPlanTest {
     Topology two =
         MultiHost.join(List.of(Fixtures.load(Fixtures.A100_4), Fixtures.load(Fixtures.A100_4)));
     assertThat(plan(two).islands()).hasSize(2);
-    assertThat(PlanSummary.bySize(plan(two))).isEqualTo("hierarchical 8 B-8 MiB, ring 16 MiB-4 GiB");
+    assertThat(PlanSummary.bySize(plan(two)))
+        .isEqualTo("hierarchical 8 B-8 MiB, ring 16 MiB-4 GiB");
   }
 
   @Test
