@@ -53,6 +53,12 @@ final class StagedColumn implements ColumnPath {
     StagedWork w = (StagedWork) staged.allReduce(block, block, op, stream);
     synchronized (inflight) {
       inflight.addLast(w);
+      while (inflight.size() > 1 && inflight.peekFirst().hostFinished()) {
+        StagedWork done = inflight.removeFirst();
+        if (failure == null && done.hostFailure() != null) {
+          failure = done.hostFailure();
+        }
+      }
     }
   }
 
@@ -75,7 +81,7 @@ final class StagedColumn implements ColumnPath {
         }
       }
       while (!inflight.isEmpty() && inflight.peekFirst().hostFinished()) {
-        inflight.removeFirst();
+        inflight.removeFirst(); // finished without error: the loop above saw none
       }
     }
     return null;
