@@ -153,7 +153,12 @@ final class HierarchicalRoute implements CudaRoute {
             budget);
     ColumnPath column;
     if (acrossHosts) {
-      column = betweenHosts(g, plan, pos, myIsland, m, columnRanks);
+      try {
+        column = betweenHosts(g, plan, pos, myIsland, m, columnRanks);
+      } catch (RuntimeException e) {
+        islandLauncher.close(); // the group fails: free the island's scratch first
+        throw e;
+      }
     } else {
       Plan columnPlan = subPlan(topology, plan, columnRanks, sub);
       column =
