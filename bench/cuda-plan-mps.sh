@@ -4,8 +4,8 @@
 # DDP4J_P2P_DISABLE_PAIRS), so that the direct, LL and ring kernels all run against the harness's reference; then
 # the GPU test classes; then (STEPS=bench) the 2-rank all-reduce bench of this build against OLD (a jar of the
 # previous build's classes put ahead of bundle/launcher.jar), alternated; (STEPS=many) 9, 12 and 16 ranks on the one
-# GPU, more than the 8 GPUs of the largest fixture before it (STEPS=many32: 32, the kernels' MAX_RANKS). Timings
-# under MPS share one GPU's HBM: they compare builds, they are not NVLink figures.
+# GPU, more than the 8 GPUs of the largest fixture before it (STEPS=many32: 32, the kernels' MAX_RANKS); STEPS=hosts
+# runs a group on fake hosts. Timings under MPS share one GPU's HBM: they compare builds, they are not NVLink figures.
 # Usage: OUT=dir STEPS="check tests bench" bash bench/cuda-plan-mps.sh
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,7 +22,7 @@ check() { # name nproc extra-args... (env before the call)
   local start=$(date +%s)
   DDP4J_DEBUG=INFO timeout "${CHECK_TIMEOUT:-240}" "$java" -cp "$cp" dev.ddp4j.collectives.cuda.harness.GpuHarness check --nproc "$n" "$@" > "$out/check-$name.log" 2>&1
   local rc=$? pass=$(grep -c PASS "$out/check-$name.log") fail=$(grep -c FAIL "$out/check-$name.log")
-  local route=$(grep -o "cuda route: [a-z0-9 -]*" "$out/check-$name.log" | head -1)
+  local route=$(grep -o "cuda route: [^(;]*\(; hierarchical[^(]*\)\?" "$out/check-$name.log" | head -1)
   local algos=$(grep -o "all-reduce by size: .*" "$out/check-$name.log" | head -1)
   summary+=("$(printf '%-22s n=%d rc=%d pass=%d fail=%d %ss | %s | %s' "$name" "$n" "$rc" "$pass" "$fail" "$(( $(date +%s) - start ))" "$route" "$algos")")
 }
@@ -55,6 +55,14 @@ for step in ${STEPS:-check tests}; do
       DDP4J_TOPO_FILE=$topo/a100-4gpu-nvlink-pairs.txt check hier-a100-4 4
       DDP4J_TOPO_FILE=$topo/a100-4gpu-nvlink-pairs.txt DDP4J_P2P_DISABLE_PAIRS=0-2,0-3,1-2,1-3 check hier-a100-4-sys-off 4 --quick
       DDP4J_TOPO_FILE=$topo/pcie-8gpu-two-sockets.txt check hier-pcie-8 8 --quick ;;
+    hosts)
+      # A cuda group on fake hosts (--ranks-per-host: DDP4J_HOST_ID=host{rank/K}, LOCAL_RANK={rank%K}): the hosts
+      # as the hierarchy's islands over IPC, the column between them over the sockets (NCCL refuses two ranks of
+      # one communicator on one GPU); with auto, NCCL's column fails on the shared GPU and falls back with a WARN.
+      DDP4J_INTER_HOST=socket DDP4J_SOCKET_IFNAME=lo check hosts-2x2-socket 4 --ranks-per-host 2
+      DDP4J_INTER_HOST=socket DDP4J_SOCKET_IFNAME=lo check hosts-2x4-socket 8 --ranks-per-host 4 --quick
+      DDP4J_INTER_HOST=auto DDP4J_SOCKET_IFNAME=lo check hosts-2x2-auto 4 --ranks-per-host 2 --quick
+      grep -h "could not create its NCCL communicator" "$out/check-hosts-2x2-auto.log" | head -2 >> "$out/hosts-fallback.txt" ;;
     hosthop)
       # Ring hops without peer access through host memory (HostHop), the other hops over IPC.
       DDP4J_P2P_DISABLE=1 check hosthop-all-2 2 --quick

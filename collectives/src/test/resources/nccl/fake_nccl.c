@@ -6,6 +6,7 @@
  * Environment: FAKE_NCCL_VERSION   the code ncclGetVersion reports (default 22803, i.e. 2.28.3)
  *              FAKE_NCCL_NEVER_READY=1  the communicator stays ncclInProgress forever
  *              FAKE_NCCL_LOG       a file each call appends one line to
+ *              FAKE_NCCL_FAIL_RANK=R   the communicators of rank R report ncclSystemError while connecting
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -85,6 +86,11 @@ int ncclCommInitRankConfig(void **comm, int nranks, fake_unique_id id, int rank,
 
 int ncclCommGetAsyncError(void *comm, int *result) {
   struct fake_comm *c = comm;
+  const char *fail = getenv("FAKE_NCCL_FAIL_RANK");
+  if (fail && atoi(fail) == c->rank) {
+    *result = 2; /* ncclSystemError */
+    return 0;
+  }
   *result = getenv("FAKE_NCCL_NEVER_READY") || c->polls++ < 3 ? 7 : 0;
   return 0;
 }

@@ -158,6 +158,20 @@ public final class CudaProcessGroup implements DeviceGroup {
                     residentBlocks(kernels, sms[0]), directory.ranksOnGpuOf(rank)),
                 timeout);
     PlannerOptions options = GpuPlanning.options(env, residentCap);
+    InterHostChoice.Setting interSetting = InterHostChoice.setting(env);
+    InterHostChoice.Decision inter = null;
+    if (!routing.oneHost()) {
+      inter =
+          InterHostChoice.agree(
+              store,
+              prefix,
+              rank,
+              size,
+              interSetting,
+              dev.ddp4j.collectives.nccl.NcclLibrary::unavailableReason,
+              timeout);
+      options = options.withInterHost(inter.via());
+    }
     List<String> hostOfRank = new ArrayList<>();
     int ranksOnMyHost = 0;
     for (PeerRouting.RankPeer p : routing.peers()) {
@@ -189,6 +203,7 @@ public final class CudaProcessGroup implements DeviceGroup {
                 groupNumber,
                 timeout,
                 device,
+                deviceIndex,
                 context,
                 events,
                 stalls,
@@ -201,6 +216,9 @@ public final class CudaProcessGroup implements DeviceGroup {
             choose,
             scratchBudgetBytes);
     RouteLog.log(agreed.topology(), plan, rank, route.name(), residentCap, routing);
+    if (inter != null) {
+      RouteLog.logBetweenHosts(agreed.topology(), plan, rank, inter.why());
+    }
     DebugLog log = new DebugLog(System.getenv(), rank);
     if (log.enabled(DebugLog.Level.INFO)) {
       log.log(
@@ -416,7 +434,16 @@ public final class CudaProcessGroup implements DeviceGroup {
   private Work finish(CUstream stream, Supplier<String> what) {
     CUevent event = events.take();
     Cu.check(JCudaDriver.cuEventRecord(event, stream), "cuEventRecord");
-    CudaWork w = new CudaWork(collectiveSeq++, what, timeout, context, events, event);
+    // A hierarchical column between hosts runs beside the streams: its failure fails the works.
+    CudaWork w =
+        new CudaWork(
+            collectiveSeq++,
+            what,
+            timeout,
+            context,
+            events,
+            event,
+            route instanceof HierarchicalRoute ? route::failure : null);
     inflight.addLast(w);
     lastWork = w;
     stalls.issued(w, what);

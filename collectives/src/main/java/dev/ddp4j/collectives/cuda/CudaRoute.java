@@ -37,6 +37,14 @@ interface CudaRoute {
   /** Every rank has called the barrier once {@code word} (an int on this GPU) is reduced. */
   Work barrier(DeviceBuffer word, CUstream stream, Supplier<String> what);
 
+  /**
+   * Null while the route is healthy; else the error of a part that runs beside the GPU streams (the
+   * hierarchical column between hosts), which fails the group's works from then on.
+   */
+  default dev.ddp4j.DdpException failure() {
+    return null;
+  }
+
   /** {@code direct}, {@code ring 0-2-1-3}, {@code staged}, {@code local}, with any addition. */
   String name();
 

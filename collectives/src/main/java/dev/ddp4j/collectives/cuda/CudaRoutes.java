@@ -14,9 +14,10 @@ import jcuda.driver.CUdevice;
 /**
  * Opens the one {@link CudaRoute} a cuda group runs, from its agreed plan and its pairs: {@code
  * local} for one rank, {@code staged} where a hop crosses hosts ({@link GpuPlanning#route}), else a
- * {@link PeerRoute} (direct, or the ring around pairs without peer access), wrapped in a {@link
- * HierarchicalRoute} where the plan runs the hierarchical algorithm at some size. Collective: every
- * rank opens the same route with the same store prefix.
+ * {@link PeerRoute} (direct, or the ring around pairs without peer access); either wrapped in a
+ * {@link HierarchicalRoute} where the plan runs the hierarchical algorithm at some size (across
+ * hosts: the hosts are its islands). Collective: every rank opens the same route with the same
+ * store prefix.
  */
 final class CudaRoutes {
 
@@ -30,6 +31,7 @@ final class CudaRoutes {
       long groupNumber,
       Duration timeout,
       CUdevice device,
+      int deviceIndex,
       CUcontext context,
       EventPool events,
       StallInspector stalls,
@@ -67,15 +69,23 @@ final class CudaRoutes {
     }
     if (route.equals("staged")) {
       kernels.unload();
-      return new StagedRoute(
-          StagedPath.open(
-              g.worker(),
-              g.store(),
-              g.timeout(),
-              "cuda" + g.groupNumber() + "-staged",
-              g.context(),
-              g.events(),
-              g.stalls()));
+      StagedRoute staged =
+          new StagedRoute(
+              StagedPath.open(
+                  g.worker(),
+                  g.store(),
+                  g.timeout(),
+                  "cuda" + g.groupNumber() + "-staged",
+                  g.context(),
+                  g.events(),
+                  g.stalls()));
+      if (!plan.uses(Algorithm.HIERARCHICAL)) {
+        return staged;
+      }
+      // Hosts as islands: reduce-scatter and all-gather over IPC inside each, the column between
+      // them over NCCL or the sockets; other sizes and collectives host-staged.
+      return HierarchicalRoute.open(
+          g, staged, plan, topology, routing, options, scratchBudgetBytes);
     }
     boolean ringOnly = route.startsWith("ring");
     int[] ring = plan.rings().get(0);

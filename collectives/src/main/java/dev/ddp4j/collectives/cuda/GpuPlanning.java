@@ -3,6 +3,7 @@ package dev.ddp4j.collectives.cuda;
 import dev.ddp4j.ConfigException;
 import dev.ddp4j.Store;
 import dev.ddp4j.collectives.plan.Algorithm;
+import dev.ddp4j.collectives.plan.InterHost;
 import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.plan.PlanAgreement;
 import dev.ddp4j.collectives.plan.Planner;
@@ -64,32 +65,100 @@ public final class GpuPlanning {
    * topo} prints.
    */
   public static Plan plan(Topology t, int[] devices, Map<String, String> env) {
-    Set<Integer> hosts = new HashSet<>();
-    for (int d : devices) {
-      hosts.add(t.hostOf(d));
-    }
-    PlanAgreement.Request r =
-        request(options(env, PlannerOptions.DEFAULT_MAX_CHANNELS_GPU), hosts.size() == 1);
+    return plan(t, devices, env, assumedInterHost(env));
+  }
+
+  /**
+   * As above, with the hierarchical column between hosts over {@code via} (ranks on several hosts;
+   * ignored on one): {@code topo} prints the plan for NCCL and for the sockets.
+   */
+  public static Plan plan(Topology t, int[] devices, Map<String, String> env, InterHost via) {
+    boolean oneHost = hostCount(t, devices) == 1;
+    PlannerOptions o = options(env, PlannerOptions.DEFAULT_MAX_CHANNELS_GPU);
+    PlanAgreement.Request r = request(oneHost ? o : o.withInterHost(via), oneHost);
     return Planner.plan(t, devices, r.options(), r.supported(), r.allowed());
   }
 
   /**
-   * What the cuda executor asks of the planner. Its hierarchical all-reduce runs on one host only
-   * ({@link HierarchicalRoute}); ranks on several hosts go host-staged, so their plan holds none.
+   * How a cuda group's column between hosts is planned before the ranks compare their NCCL: over
+   * NCCL unless {@code DDP4J_INTER_HOST=socket} (a running group plans over the sockets where some
+   * rank cannot load NCCL and {@code auto} is set).
+   *
+   * @throws ConfigException for a value other than auto, nccl or socket
+   */
+  public static InterHost assumedInterHost(Map<String, String> env) {
+    return InterHostChoice.assumed(InterHostChoice.setting(env));
+  }
+
+  private static int hostCount(Topology t, int[] devices) {
+    Set<Integer> hosts = new HashSet<>();
+    for (int d : devices) {
+      hosts.add(t.hostOf(d));
+    }
+    return hosts.size();
+  }
+
+  /**
+   * What the cuda executor asks of the planner: every algorithm it has a kernel for. On several
+   * hosts its hierarchical all-reduce takes the hosts as islands, the column between them over the
+   * options' {@link InterHost} ({@link HierarchicalRoute}); everything else is host-staged.
    */
   public static PlanAgreement.Request request(PlannerOptions o, boolean oneHost) {
     Set<Algorithm> supported = EnumSet.copyOf(Algorithm.onCuda());
     Set<Algorithm> allowed = EnumSet.copyOf(Algorithm.chosenOnCuda());
-    if (!oneHost) {
-      supported.remove(Algorithm.HIERARCHICAL);
-      allowed.remove(Algorithm.HIERARCHICAL);
-    }
     return new PlanAgreement.Request(
         o,
         supported,
         allowed,
-        "DDP4J_ALGO, DDP4J_NCHANNELS, DDP4J_MIN_NCHANNELS, DDP4J_MAX_NCHANNELS and"
-            + " DDP4J_TOPO_FILE (and GPUs of one model)");
+        "DDP4J_ALGO, DDP4J_NCHANNELS, DDP4J_MIN_NCHANNELS, DDP4J_MAX_NCHANNELS"
+            + (oneHost ? "" : ", DDP4J_INTER_HOST (and NCCL on every host)")
+            + " and DDP4J_TOPO_FILE (and GPUs of one model)");
+  }
+
+  /**
+   * Why a plan for ranks on several hosts runs no hierarchical all-reduce (its group is then
+   * host-staged throughout), or empty where it runs one: a host with one rank, hosts with unequal
+   * rank counts, a pair inside a host without peer access, or the staged ring predicted faster.
+   */
+  public static java.util.Optional<String> whyNoHostHierarchy(Topology t, Plan plan) {
+    if (plan.uses(Algorithm.HIERARCHICAL)) {
+      return java.util.Optional.empty();
+    }
+    int[] devices = plan.devices();
+    java.util.TreeMap<Integer, List<Integer>> byHost = new java.util.TreeMap<>();
+    for (int r = 0; r < devices.length; r++) {
+      byHost.computeIfAbsent(t.hostOf(devices[r]), h -> new ArrayList<>()).add(r);
+    }
+    for (Map.Entry<Integer, List<Integer>> e : byHost.entrySet()) {
+      if (e.getValue().size() == 1) {
+        return java.util.Optional.of(
+            "host "
+                + e.getKey()
+                + " runs one rank ("
+                + e.getValue().get(0)
+                + "): the hierarchy needs at least 2 ranks with peer access on every host");
+      }
+    }
+    List<Integer> counts = byHost.values().stream().map(List::size).toList();
+    if (counts.stream().distinct().count() > 1) {
+      return java.util.Optional.of(
+          "the hosts run unequal numbers of ranks " + counts + " (the hierarchy needs equal ones)");
+    }
+    for (List<Integer> ranks : byHost.values()) {
+      for (int a : ranks) {
+        for (int b : ranks) {
+          if (a != b && !t.peerAccess(devices[a], devices[b])) {
+            return java.util.Optional.of(
+                "ranks "
+                    + a
+                    + " and "
+                    + b
+                    + " share a host without peer access (the island's kernels need every pair)");
+          }
+        }
+      }
+    }
+    return java.util.Optional.of("the plan predicts the host-staged ring faster at every size");
   }
 
   /**

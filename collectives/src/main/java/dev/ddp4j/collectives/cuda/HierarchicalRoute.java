@@ -1,10 +1,13 @@
 package dev.ddp4j.collectives.cuda;
 
 import dev.ddp4j.DataType;
+import dev.ddp4j.DdpException;
 import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.Work;
+import dev.ddp4j.collectives.cpu.DebugLog;
 import dev.ddp4j.collectives.plan.Algorithm;
+import dev.ddp4j.collectives.plan.InterHost;
 import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.plan.Planner;
 import dev.ddp4j.collectives.plan.PlannerOptions;
@@ -24,15 +27,19 @@ import jcuda.driver.CUstream_flags;
 import jcuda.driver.JCudaDriver;
 
 /**
- * The hierarchical all-reduce of GPUs in islands (NVLink pairs joined by PCIe or the socket link),
- * at the sizes the plan runs it; everything else goes the {@link PeerRoute} it wraps.
+ * The hierarchical all-reduce of GPUs in islands (NVLink pairs joined by PCIe or the socket link,
+ * or the hosts of a multi-node job), at the sizes the plan runs it; everything else goes the route
+ * it wraps ({@link PeerRoute} on one host, {@link StagedRoute} across hosts).
  *
  * <p>Each rank belongs to two sub-groups with scratch of their own: its island (k ranks, every pair
- * with peer access) and its "column", the ranks at the same position of every island (m ranks,
- * joined however the topology allows: IPC over PCIe or SYS, or the ring through host memory where
- * they lack peer access). Each is planned by the one planner over its own devices. A message runs
- * in chunks, each chunk in three phases; the column's phase runs on a stream of its own so that the
- * slow link carries chunk i while the island reduces chunk i + 1:
+ * with peer access) and its "column", the ranks at the same position of every island (m ranks). On
+ * one host the column is joined however the topology allows (IPC over PCIe or SYS, or the ring
+ * through host memory where pairs lack peer access), planned by the one planner over its own
+ * devices ({@link PeerColumn}); across hosts it is an NCCL communicator of its ranks ({@link
+ * NcclColumn}) or the cpu backend's sockets ({@link StagedColumn}), as the plan's {@link
+ * dev.ddp4j.collectives.plan.InterHost} says ({@code DDP4J_INTER_HOST}). A message runs in chunks,
+ * each chunk in three phases; the column's phase runs on a stream of its own so that the slow link
+ * carries chunk i while the island reduces chunk i + 1:
  *
  * <pre>
  *   caller stream: RS(0) RS(1) [wait X(0)] AG(0) RS(2) [wait X(1)] AG(1) ... [wait X(last)] AG(last)
@@ -60,14 +67,14 @@ final class HierarchicalRoute implements CudaRoute {
   /** Chunks no larger: the pipeline fills and drains in one chunk's time. */
   static final long MAX_CHUNK_BYTES = 8 << 20;
 
-  private final PeerRoute flat;
+  private final CudaRoute flat;
   private final Plan plan;
   private final int islandSize;
   private final int islandRank;
   private final String name;
   private final AllReduceLauncher islandLauncher;
   private final CollectiveLauncher island;
-  private final AllReduceLauncher column;
+  private final ColumnPath column;
   private final CUstream columnStream = new CUstream();
   private final CUevent scattered = new CUevent();
   private final CUevent[] reduced = {new CUevent(), new CUevent()};
@@ -75,14 +82,14 @@ final class HierarchicalRoute implements CudaRoute {
   private final CudaRoute.Completion done;
 
   private HierarchicalRoute(
-      PeerRoute flat,
+      CudaRoute flat,
       Plan plan,
       int islandSize,
       int islandRank,
       String name,
       AllReduceLauncher islandLauncher,
       CollectiveLauncher island,
-      AllReduceLauncher column,
+      ColumnPath column,
       CudaRoute.Completion done) {
     this.flat = flat;
     this.plan = plan;
@@ -103,7 +110,7 @@ final class HierarchicalRoute implements CudaRoute {
    */
   static HierarchicalRoute open(
       CudaRoutes.Group g,
-      PeerRoute flat,
+      CudaRoute flat,
       Plan plan,
       Topology topology,
       PeerRouting routing,
@@ -132,9 +139,9 @@ final class HierarchicalRoute implements CudaRoute {
         new PlannerOptions(
             Optional.empty(), Math.min(options.minChannels(), half), half, options.cost());
     Plan islandPlan = subPlan(topology, plan, islands.get(myIsland), sub);
-    Plan columnPlan = subPlan(topology, plan, columnRanks, sub);
     PeerRouting columnRouting = routing.among(columnRanks);
-    long budget = scratchBudgetBytes / 2;
+    boolean acrossHosts = !columnRouting.oneHost();
+    long budget = acrossHosts ? scratchBudgetBytes : scratchBudgetBytes / 2;
     AllReduceLauncher islandLauncher =
         subLauncher(
             g,
@@ -144,8 +151,21 @@ final class HierarchicalRoute implements CudaRoute {
             islandPlan,
             routing.among(islands.get(myIsland)),
             budget);
-    AllReduceLauncher column =
-        subLauncher(g, "column" + pos, myIsland, m, columnPlan, columnRouting, budget);
+    ColumnPath column;
+    if (acrossHosts) {
+      try {
+        column = betweenHosts(g, plan, pos, myIsland, m, columnRanks);
+      } catch (RuntimeException e) {
+        islandLauncher.close(); // the group fails: free the island's scratch first
+        throw e;
+      }
+    } else {
+      Plan columnPlan = subPlan(topology, plan, columnRanks, sub);
+      column =
+          new PeerColumn(
+              subLauncher(g, "column" + pos, myIsland, m, columnPlan, columnRouting, budget),
+              columnText(columnRanks, columnPlan, columnRouting));
+    }
     CollectiveLauncher island =
         new CollectiveLauncher(pos, k, g.timeout(), islandPlan.wideChannels(), islandLauncher);
     String name =
@@ -155,7 +175,7 @@ final class HierarchicalRoute implements CudaRoute {
             + ": islands "
             + islandsText(islands)
             + ", across them "
-            + columnText(columnRanks, columnPlan, columnRouting);
+            + column.describe();
     HierarchicalRoute r =
         new HierarchicalRoute(flat, plan, k, pos, name, islandLauncher, island, column, g.done());
     Cu.check(
@@ -167,6 +187,52 @@ final class HierarchicalRoute implements CudaRoute {
     }
     Cu.check(JCudaDriver.cuMemAlloc(r.tail, 8L * k), "cuMemAlloc of the tail buffer");
     return r;
+  }
+
+  /**
+   * The column across hosts: over NCCL where the plan says so and the communicator comes up, else
+   * over the sockets. With {@code DDP4J_INTER_HOST=auto} a communicator that fails falls back with
+   * one WARN; with {@code nccl} forced, the group fails on one line.
+   */
+  private static ColumnPath betweenHosts(
+      CudaRoutes.Group g, Plan plan, int pos, int myIsland, int m, int[] columnRanks) {
+    if (plan.interHost() == InterHost.NCCL) {
+      try {
+        return NcclColumn.open(g, pos, myIsland, m);
+      } catch (RuntimeException e) {
+        String what =
+            "hierarchical column "
+                + pos
+                + " (ranks "
+                + java.util.Arrays.toString(columnRanks)
+                + ") could not create its NCCL communicator: "
+                + firstLine(e.getMessage());
+        if (InterHostChoice.setting(System.getenv()) == InterHostChoice.Setting.NCCL) {
+          throw new DdpException(
+              InterHostChoice.VAR
+                  + "=nccl: "
+                  + what
+                  + " (fix: NCCL_DEBUG=INFO shows NCCL's set-up; or "
+                  + InterHostChoice.VAR
+                  + "=socket)");
+        }
+        new DebugLog(System.getenv(), g.rank())
+            .log(DebugLog.Level.WARN, what + "; the column runs over NET/socket instead");
+      }
+    }
+    return StagedColumn.open(g, pos, myIsland, m);
+  }
+
+  private static String firstLine(String s) {
+    String m = String.valueOf(s);
+    int nl = m.indexOf('\n');
+    return nl < 0 ? m : m.substring(0, nl);
+  }
+
+  /** The column's failure (between hosts), which fails the group's works; null while healthy. */
+  @Override
+  public DdpException failure() {
+    return column.failure();
   }
 
   /** The plan of a sub-group: the one planner over its members' devices, no hierarchy inside. */
@@ -297,7 +363,7 @@ final class HierarchicalRoute implements CudaRoute {
     island.reduceScatter(whole, block, op, stream);
     Cu.check(JCudaDriver.cuEventRecord(scattered, stream), "cuEventRecord");
     Cu.check(JCudaDriver.cuStreamWaitEvent(columnStream, scattered, 0), "cuStreamWaitEvent");
-    column.reduce(block, block, op, columnStream);
+    column.allReduce(block, op, columnStream);
     // Two events alternate: a wait binds to the record before it, so chunk c's may be recorded
     // again only after the caller stream's wait for it was queued (at chunk c + 1).
     Cu.check(JCudaDriver.cuEventRecord(reduced[c & 1], columnStream), "cuEventRecord");
@@ -346,7 +412,7 @@ final class HierarchicalRoute implements CudaRoute {
   public long deviceBytes() {
     return flat.deviceBytes()
         + islandLauncher.allocatedBytes()
-        + column.allocatedBytes()
+        + column.deviceBytes()
         + 8L * islandSize;
   }
 
@@ -358,7 +424,8 @@ final class HierarchicalRoute implements CudaRoute {
   @Override
   public List<RuntimeException> close() {
     List<RuntimeException> errors = new ArrayList<>(flat.close());
-    for (AutoCloseable c : List.<AutoCloseable>of(island, islandLauncher, column)) {
+    errors.addAll(column.close());
+    for (AutoCloseable c : List.<AutoCloseable>of(island, islandLauncher)) {
       try {
         c.close();
       } catch (RuntimeException e) {

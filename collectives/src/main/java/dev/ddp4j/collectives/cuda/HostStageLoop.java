@@ -70,6 +70,11 @@ final class HostStageLoop implements AutoCloseable {
         failure = e;
       } finally {
         c.work().current = null;
+        if (failure != null) {
+          // Before the release: the GPU may finish the collective as soon as the slot is out, and
+          // whoever then looks at the work must see the failure.
+          c.work().noteFailure(failure);
+        }
         pinned.release(c.slot(), c.value());
         c.work().chunkDone(failure);
       }

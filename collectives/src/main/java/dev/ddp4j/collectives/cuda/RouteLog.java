@@ -38,6 +38,36 @@ final class RouteLog {
     return out;
   }
 
+  /**
+   * The INFO lines of a group on several hosts: how its column crosses them and why, or why it runs
+   * no hierarchy (and so is host-staged throughout).
+   *
+   * @param why the {@link InterHostChoice.Decision}'s reason
+   */
+  static List<String> betweenHostsLines(Topology t, Plan plan, String why) {
+    java.util.Optional<String> none = GpuPlanning.whyNoHostHierarchy(t, plan);
+    if (none.isPresent()) {
+      return List.of(
+          "between hosts: no hierarchical all-reduce, every collective host-staged: " + none.get());
+    }
+    return List.of(
+        "between hosts: hierarchical from "
+            + dev.ddp4j.collectives.plan.Sizes.human(
+                plan.smallestBytesOf(dev.ddp4j.collectives.plan.Algorithm.HIERARCHICAL))
+            + ", the hosts as islands, the column via "
+            + plan.interHost().transport()
+            + " ("
+            + why
+            + ")");
+  }
+
+  static void logBetweenHosts(Topology t, Plan plan, int rank, String why) {
+    DebugLog log = new DebugLog(System.getenv(), rank);
+    if (log.enabled(DebugLog.Level.INFO)) {
+      betweenHostsLines(t, plan, why).forEach(l -> log.log(DebugLog.Level.INFO, l));
+    }
+  }
+
   static void log(
       Topology t, Plan plan, int rank, String route, int residentCap, PeerRouting routing) {
     DebugLog log = new DebugLog(System.getenv(), rank);

@@ -56,6 +56,24 @@ final class StagedWork implements Work {
     return error != null;
   }
 
+  /** The host stage's error (a chunk failed), or null. */
+  DdpException hostFailure() {
+    Throwable e = error;
+    return e == null ? null : wrap(e);
+  }
+
+  /** True once every chunk left the host stage. */
+  boolean hostFinished() {
+    return hostDone.isDone();
+  }
+
+  /** Records a chunk's failure ahead of {@link #chunkDone} (the first one wins). */
+  synchronized void noteFailure(Throwable failure) {
+    if (error == null) {
+      error = failure;
+    }
+  }
+
   /** The staging thread finished one chunk (run, skipped after a failure, or failed). */
   synchronized void chunkDone(Throwable failure) {
     if (failure != null && error == null) {

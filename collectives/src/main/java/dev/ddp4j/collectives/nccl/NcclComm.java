@@ -41,13 +41,30 @@ final class NcclComm {
     this.handle = Pointer.nativeValue(comm);
   }
 
+  /** Thrown by an init that stopped because another member gave up. */
+  static final class GaveUp extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    GaveUp() {
+      super(null, null, false, false);
+    }
+  }
+
   /**
    * {@code ncclCommInitRankConfig}, polled until the communicator is ready.
    *
+   * @param peerGaveUp polled meanwhile: true stops the init (another member failed)
    * @throws Late when it is not ready by {@code deadlineNs} (the communicator is aborted first)
+   * @throws GaveUp when {@code peerGaveUp} turned true first (likewise)
    * @throws NcclException when NCCL reports an error (likewise)
    */
-  static NcclComm init(NcclLibrary lib, int nranks, byte[] id, int rank, long deadlineNs) {
+  static NcclComm init(
+      NcclLibrary lib,
+      int nranks,
+      byte[] id,
+      int rank,
+      long deadlineNs,
+      java.util.function.BooleanSupplier peerGaveUp) {
     PointerByReference out = new PointerByReference();
     int rc =
         lib.api()
@@ -63,11 +80,17 @@ final class NcclComm {
       c.abort();
       throw new NcclException("ncclCommInitRankConfig", rc, lib.errorString(rc), last);
     }
+    boolean[] gaveUp = {false};
     try {
-      c.settle("ncclCommInitRankConfig", rc, deadlineNs, () -> false);
+      c.settle(
+          "ncclCommInitRankConfig", rc, deadlineNs, () -> gaveUp[0] = peerGaveUp.getAsBoolean());
     } catch (RuntimeException e) {
       c.abort();
       throw e;
+    }
+    if (gaveUp[0]) {
+      c.abort();
+      throw new GaveUp();
     }
     return c;
   }

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
@@ -76,29 +77,20 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
   private volatile DdpException failure;
   private boolean closed;
 
-  private NcclProcessGroup(WorkerEnvironment worker, Store store, Duration timeout) {
-    this.rank = worker.rank();
-    this.size = worker.worldSize();
+  private NcclProcessGroup(
+      int rank,
+      int size,
+      int deviceIndex,
+      String prefix,
+      Store store,
+      Duration timeout,
+      BooleanSupplier peerGaveUp) {
+    this.rank = rank;
+    this.size = size;
     this.store = store;
     this.timeout = timeout;
     this.log = new DebugLog(System.getenv(), rank);
-    Cu.check(JCudaDriver.cuInit(0), "cuInit");
-    int[] count = new int[1];
-    Cu.check(JCudaDriver.cuDeviceGetCount(count), "cuDeviceGetCount");
-    if (worker.localRank() >= count[0]) {
-      throw new DdpException(
-          "rank "
-              + rank
-              + ": LOCAL_RANK="
-              + worker.localRank()
-              + " but this process sees "
-              + count[0]
-              + " GPU(s) (the nccl backend runs one process per GPU and NCCL refuses two ranks on"
-              + " one GPU: start at most "
-              + count[0]
-              + " workers per node, or check CUDA_VISIBLE_DEVICES)");
-    }
-    this.deviceIndex = worker.localRank();
+    this.deviceIndex = deviceIndex;
     this.device = new CUdevice();
     Cu.check(JCudaDriver.cuDeviceGet(device, deviceIndex), "cuDeviceGet " + deviceIndex);
     this.context = new CUcontext();
@@ -107,14 +99,12 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
       // NCCL finds its GPU through the runtime API, which takes the context current here.
       Cu.check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
       contextThread = Thread.currentThread();
-      long groupNumber = store.add("ddp4j/nccl/groups/rank" + rank, 1);
-      String prefix = "ddp4j/nccl/" + worker.restartCount() + "/" + groupNumber;
       this.peers = new NcclPeers(store, prefix, rank, size);
       byte[] id =
           NcclIdExchange.agree(
               store, prefix + "/id", rank, timeout, () -> NcclLibrary.load().uniqueId());
       this.lib = NcclLibrary.load();
-      this.comm = join(lib, peers, size, id, rank, timeout);
+      this.comm = join(lib, peers, size, id, rank, timeout, peerGaveUp);
       Cu.check(
           JCudaDriver.cuStreamCreate(internalStream, CUstream_flags.CU_STREAM_NON_BLOCKING),
           "cuStreamCreate");
@@ -142,7 +132,54 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
    * @throws dev.ddp4j.ConfigException when no usable libnccl.so.2 is found (on rank 0: every rank)
    */
   public static NcclProcessGroup create(WorkerEnvironment worker, Store store, Duration timeout) {
-    return new NcclProcessGroup(worker, store, timeout);
+    int rank = worker.rank();
+    Cu.check(JCudaDriver.cuInit(0), "cuInit");
+    int[] count = new int[1];
+    Cu.check(JCudaDriver.cuDeviceGetCount(count), "cuDeviceGetCount");
+    if (worker.localRank() >= count[0]) {
+      throw new DdpException(
+          "rank "
+              + rank
+              + ": LOCAL_RANK="
+              + worker.localRank()
+              + " but this process sees "
+              + count[0]
+              + " GPU(s) (the nccl backend runs one process per GPU and NCCL refuses two ranks on"
+              + " one GPU: start at most "
+              + count[0]
+              + " workers per node, or check CUDA_VISIBLE_DEVICES)");
+    }
+    long groupNumber = store.add("ddp4j/nccl/groups/rank" + rank, 1);
+    String prefix = "ddp4j/nccl/" + worker.restartCount() + "/" + groupNumber;
+    return new NcclProcessGroup(
+        rank, worker.worldSize(), worker.localRank(), prefix, store, timeout, () -> false);
+  }
+
+  /**
+   * Joins a sub-group of another group's ranks under {@code prefix} (unique in the store, the same
+   * on its members): a cuda group's hierarchical column across hosts. Collective over the members.
+   *
+   * <p>Every member returns the group, or every member fails ({@link NcclSubGroups}): one that
+   * cannot load NCCL or connect makes the others stop their set-up and abort theirs at once.
+   *
+   * @param deviceIndex the CUDA ordinal of this rank's GPU (its primary context is shared)
+   * @throws dev.ddp4j.ConfigException when no usable libnccl.so.2 is found
+   * @throws DdpException when NCCL failed on some member (this one's communicator is aborted)
+   */
+  public static NcclProcessGroup subGroup(
+      String prefix, int rank, int size, int deviceIndex, Store store, Duration timeout) {
+    Cu.check(JCudaDriver.cuInit(0), "cuInit");
+    return NcclSubGroups.join(
+        store,
+        prefix,
+        rank,
+        size,
+        timeout,
+        gaveUp -> new NcclProcessGroup(rank, size, deviceIndex, prefix, store, timeout, gaveUp),
+        g -> {
+          g.abort(new DdpException("another member of the sub-group could not make its own"));
+          g.close();
+        });
   }
 
   /**
@@ -150,10 +187,22 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
    * is aborted and the error names the ranks that never joined.
    */
   static NcclComm join(
-      NcclLibrary lib, NcclPeers peers, int size, byte[] id, int rank, Duration timeout) {
+      NcclLibrary lib,
+      NcclPeers peers,
+      int size,
+      byte[] id,
+      int rank,
+      Duration timeout,
+      BooleanSupplier peerGaveUp) {
     peers.markJoined();
     try {
-      return NcclComm.init(lib, size, id, rank, System.nanoTime() + timeout.toNanos());
+      return NcclComm.init(lib, size, id, rank, System.nanoTime() + timeout.toNanos(), peerGaveUp);
+    } catch (NcclComm.GaveUp e) {
+      throw new DdpException(
+          "nccl group on rank "
+              + rank
+              + ": another member could not create its communicator, so this rank aborted its"
+              + " own");
     } catch (NcclComm.Late e) {
       List<Integer> missing = peers.notJoined();
       throw new DdpTimeoutException(
@@ -385,7 +434,7 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
   }
 
   /** Null while the group is healthy; else why it was aborted. */
-  DdpException failure() {
+  public DdpException failure() {
     return failure;
   }
 

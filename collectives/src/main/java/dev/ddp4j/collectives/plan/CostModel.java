@@ -143,8 +143,11 @@ public final class CostModel {
    *
    * @param islands rank ids of each island, in intra-island ring order, equal sizes
    * @param channelPairs channels per direction: each flow is spread over this many channels
+   * @param via how column hops between hosts go: {@link InterHost#NCCL} moves device memory over
+   *     the NIC (bounded by its NET link), {@link InterHost#SOCKET} through pinned host memory and
+   *     TCP (bounded by the host-staged rate too)
    */
-  public double hierarchicalUs(List<int[]> islands, double bytes, int channelPairs) {
+  public double hierarchicalUs(List<int[]> islands, double bytes, int channelPairs, InterHost via) {
     int m = islands.size();
     int k = islands.get(0).length;
     double intraChunk = bytes / (k * 2.0) / params.ringRate();
@@ -158,7 +161,7 @@ public final class CostModel {
     intra.reduce(2 * intraChunk);
     intra.channels(2 * channelPairs);
     double interChunk = bytes / k / (m * 2.0) / params.ringRate();
-    PhaseCost inter = phase();
+    PhaseCost inter = phase().netStaged(via == InterHost.SOCKET);
     for (int j = 0; j < k; j++) {
       for (int i = 0; i < m; i++) {
         int a = islands.get(i)[j];

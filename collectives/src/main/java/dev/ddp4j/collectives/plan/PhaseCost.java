@@ -1,6 +1,7 @@
 package dev.ddp4j.collectives.plan;
 
 import dev.ddp4j.collectives.topology.Bandwidths;
+import dev.ddp4j.collectives.topology.PathType;
 import dev.ddp4j.collectives.topology.Route;
 import dev.ddp4j.collectives.topology.Topology;
 
@@ -18,12 +19,14 @@ final class PhaseCost {
   private final CostParams params;
   private final double[] linkBytes;
   private final double[] sendBytes;
+  private final double[] stagedBytes;
   private double maxLatencyUs;
   private double stagedUs;
   private double reduceBytes;
   private int channels = 1;
   private int receivesPerChannel = 1;
   private double overheadUs;
+  private boolean netStaged = true;
 
   PhaseCost(Topology t, int[] devices, CostParams params) {
     this.t = t;
@@ -31,12 +34,22 @@ final class PhaseCost {
     this.params = params;
     this.linkBytes = new double[2 * t.links().size()];
     this.sendBytes = new double[devices.length];
+    this.stagedBytes = new double[devices.length];
     this.overheadUs = params.stepOverheadUs();
   }
 
   /** The overhead per received message, where it differs from the executor's step overhead. */
   PhaseCost overheadUs(double us) {
     overheadUs = us;
+    return this;
+  }
+
+  /**
+   * Whether hops between hosts go through pinned host memory (the cuda group's sockets; the
+   * default) or not (NCCL moves device memory over the NIC itself). Set before the flows.
+   */
+  PhaseCost netStaged(boolean staged) {
+    netStaged = staged;
     return this;
   }
 
@@ -47,9 +60,15 @@ final class PhaseCost {
       linkBytes[h] += bytes;
     }
     sendBytes[from] += bytes;
-    if (!t.peerAccess(devices[from], devices[to])) {
-      // No peer access: the hop goes through pinned host memory at the staged rate.
-      stagedUs = Math.max(stagedUs, bytes / (Bandwidths.HOST_STAGED_GBPS * 1e3));
+    boolean net = r.type() == PathType.NET;
+    // GPUs between hosts: through pinned host memory unless NCCL moves device memory itself (CPU
+    // ranks send from host memory anyway).
+    boolean staged = net ? t.hasGpus() && netStaged : !t.peerAccess(devices[from], devices[to]);
+    if (staged) {
+      // No peer access: the hop goes through pinned host memory at the staged rate, which one
+      // rank's copy streams and staging threads share among all its staged flows.
+      stagedBytes[from] += bytes;
+      stagedUs = Math.max(stagedUs, stagedBytes[from] / (Bandwidths.HOST_STAGED_GBPS * 1e3));
     }
     maxLatencyUs = Math.max(maxLatencyUs, r.latencyUs());
     return this;

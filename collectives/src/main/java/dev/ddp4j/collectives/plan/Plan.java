@@ -18,6 +18,8 @@ import java.util.List;
  *     path)
  * @param table predictions for 8 B, 16 B, ... 4 GiB (powers of two)
  * @param warnings advice for the user, each naming the fix
+ * @param interHost how the hierarchical column crosses hosts where islands span several (a cuda
+ *     group's choice, {@code DDP4J_INTER_HOST}); {@link InterHost#SOCKET} elsewhere
  */
 public record Plan(
     String topologyHash,
@@ -28,7 +30,8 @@ public record Plan(
     int wideChannels,
     boolean directOk,
     List<Prediction> table,
-    List<String> warnings) {
+    List<String> warnings,
+    InterHost interHost) {
 
   /** Number of ranks. */
   public int ranks() {

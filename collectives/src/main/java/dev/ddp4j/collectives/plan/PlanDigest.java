@@ -32,6 +32,7 @@ public final class PlanDigest {
       b.append("island ").append(Arrays.toString(island)).append('\n');
     }
     b.append("wide ").append(p.wideChannels()).append(" direct ").append(p.directOk());
+    b.append(" inter-host ").append(p.interHost().id());
     b.append('\n');
     for (Prediction row : p.table()) {
       b.append(row.bytes()).append(' ').append(row.chosen().id()).append('\n');

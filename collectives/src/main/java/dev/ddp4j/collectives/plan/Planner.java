@@ -77,7 +77,8 @@ public final class Planner {
         putIf(us, supported, Algorithm.COPYENGINE, cost.copyEngineUs(bytes, wide));
       }
       if (!islands.isEmpty() && supported.contains(Algorithm.HIERARCHICAL)) {
-        us.put(Algorithm.HIERARCHICAL, cost.hierarchicalUs(islands, bytes, hierPairs));
+        us.put(
+            Algorithm.HIERARCHICAL, cost.hierarchicalUs(islands, bytes, hierPairs, o.interHost()));
       }
       Algorithm chosen = Algorithm.RING;
       for (Map.Entry<Algorithm, Double> e : us.entrySet()) {
@@ -100,7 +101,8 @@ public final class Planner {
             wide,
             directOk,
             table,
-            List.of());
+            List.of(),
+            o.interHost());
     return new Plan(
         draft.topologyHash(),
         devices,
@@ -110,7 +112,8 @@ public final class Planner {
         wide,
         directOk,
         table,
-        Advice.warnings(t, draft, o));
+        Advice.warnings(t, draft, o),
+        o.interHost());
   }
 
   private static void putIf(

@@ -12,9 +12,26 @@ import java.util.Optional;
  * @param minChannels fewest ring channels
  * @param maxChannels most ring channels
  * @param cost executor assumptions
+ * @param interHost how a GPU plan's hierarchical column crosses hosts (cuda groups on several
+ *     hosts; {@link InterHost#SOCKET} elsewhere)
  */
 public record PlannerOptions(
-    Optional<Algorithm> forced, int minChannels, int maxChannels, CostParams cost) {
+    Optional<Algorithm> forced,
+    int minChannels,
+    int maxChannels,
+    CostParams cost,
+    InterHost interHost) {
+
+  /** Options whose columns cross hosts over the sockets (every plan but a multi-host cuda one). */
+  public PlannerOptions(
+      Optional<Algorithm> forced, int minChannels, int maxChannels, CostParams cost) {
+    this(forced, minChannels, maxChannels, cost, InterHost.SOCKET);
+  }
+
+  /** These options with the column crossing hosts over {@code via}. */
+  public PlannerOptions withInterHost(InterHost via) {
+    return new PlannerOptions(forced, minChannels, maxChannels, cost, via);
+  }
 
   /**
    * Channel bound when nothing is set: enough blocks to fill NVLink on H100 / H200 (64 one-shot
@@ -25,6 +42,7 @@ public record PlannerOptions(
   public static final int DEFAULT_MAX_CHANNELS_CPU = 4;
 
   public PlannerOptions {
+    java.util.Objects.requireNonNull(interHost, "interHost");
     if (minChannels < 1 || maxChannels < minChannels || maxChannels > 64) {
       throw new IllegalArgumentException(
           "channels min "

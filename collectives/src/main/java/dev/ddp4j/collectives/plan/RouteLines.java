@@ -57,8 +57,9 @@ public final class RouteLines {
    * Where the plan runs the hierarchical all-reduce, what its phases cross: one line per island
    * (reduce-scatter and all-gather inside it) and one per hop of each column (the ranks at the same
    * position of every island, in island order), which all-reduces its block across the islands:
-   * {@code Hierarchical column 0/2 : 0[0] -> 2[2] via P2P/IPC over SYS (20 GB/s)}. Empty where the
-   * plan never runs it.
+   * {@code Hierarchical column 0/2 : 0[0] -> 2[2] via P2P/IPC over SYS (20 GB/s)}, between hosts
+   * {@code ... via NET/NCCL over NET (12.5 GB/s)} or {@code ... via NET/socket over NET (...)}.
+   * Empty where the plan never runs it.
    */
   public static List<String> hierarchical(Topology t, Plan plan) {
     return hierarchical(t, plan, -1);
@@ -97,7 +98,11 @@ public final class RouteLines {
         if (rank < 0 || a == rank) {
           out.add(
               String.format(
-                  Locale.ROOT, "Hierarchical column %d/%d : %s", j, k, hop(t, plan, a, b)));
+                  Locale.ROOT,
+                  "Hierarchical column %d/%d : %s",
+                  j,
+                  k,
+                  hop(t, plan, a, b, plan.interHost().transport())));
         }
       }
     }
@@ -108,6 +113,14 @@ public final class RouteLines {
    * {@code 0[0] -> 1[1] via P2P/IPC over NVL (NV12, 300 GB/s)}: ranks, [device], transport, path.
    */
   public static String hop(Topology t, Plan plan, int fromRank, int toRank) {
+    return hop(t, plan, fromRank, toRank, "NET/Socket");
+  }
+
+  /**
+   * As above, a hop between hosts named {@code netTransport}: {@code NET/Socket} on a ring (the cpu
+   * backend's sockets), the plan's {@link InterHost} on a hierarchical column.
+   */
+  private static String hop(Topology t, Plan plan, int fromRank, int toRank, String netTransport) {
     int da = plan.devices()[fromRank];
     int db = plan.devices()[toRank];
     Route r = t.route(da, db);
@@ -129,7 +142,7 @@ public final class RouteLines {
         t.device(da).attr("dev", Integer.toString(da)),
         toRank,
         t.device(db).attr("dev", Integer.toString(db)),
-        transport(t, r),
+        r.type() == PathType.NET ? netTransport : transport(t, r),
         r.type() == PathType.NV ? "NVL" : r.type().name(),
         r.type() == PathType.NV ? r.label() + ", " : slowestLinkLabel(t, r),
         gbps(r.gbps()));

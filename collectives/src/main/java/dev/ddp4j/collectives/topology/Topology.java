@@ -156,7 +156,8 @@ public final class Topology {
       }
       List<String> peers = new ArrayList<>();
       for (int j = 0; j < devices.length; j++) {
-        if (j != i && access[i][j]) {
+        // Device labels repeat on every host: only this host's peers may go in the list.
+        if (j != i && access[i][j] && hostOf(j) == hostOf(i)) {
           peers.add(device(j).attr("dev", Integer.toString(j)));
         }
       }

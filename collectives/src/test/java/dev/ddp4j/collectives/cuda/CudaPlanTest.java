@@ -116,10 +116,13 @@ class CudaPlanTest {
     // Fewer steps over the slow link, so also at small sizes (three launches and all).
     assertThat(PlanSummary.bySize(p)).isEqualTo("hierarchical 8 B-4 GiB");
     assertThat(p.smallestBytesOf(Algorithm.HIERARCHICAL)).isEqualTo(8);
-    // Between hosts the cuda group goes host-staged: no hierarchical plan there.
+    // Between hosts the hosts are the islands (CudaHostsPlanTest): below 16 MiB the two steps
+    // over the network beat the ring's, above it the SYS pairs inside each host bound the islands.
     Topology two =
         MultiHost.join(List.of(Fixtures.load(Fixtures.A100_4), Fixtures.load(Fixtures.A100_4)));
-    assertThat(plan(two).uses(Algorithm.HIERARCHICAL)).isFalse();
+    assertThat(plan(two).islands()).hasSize(2);
+    assertThat(PlanSummary.bySize(plan(two)))
+        .isEqualTo("hierarchical 8 B-8 MiB, ring 16 MiB-4 GiB");
   }
 
   @Test

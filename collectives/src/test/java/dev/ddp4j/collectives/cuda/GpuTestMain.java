@@ -38,6 +38,7 @@ public final class GpuTestMain {
               CudaPlanTest.class,
               CudaAllReduceGpuTest.class,
               CudaStagedGpuTest.class,
+              CudaHostsGpuTest.class,
               CudaRingGpuTest.class,
               CudaStallGpuTest.class,
               dev.ddp4j.collectives.nccl.NcclGpuTest.class,

@@ -2,6 +2,7 @@ package dev.ddp4j.launcher.topo;
 
 import dev.ddp4j.collectives.cuda.GpuPlanning;
 import dev.ddp4j.collectives.plan.Algorithm;
+import dev.ddp4j.collectives.plan.InterHost;
 import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.plan.Planner;
 import dev.ddp4j.collectives.plan.PlannerOptions;
@@ -37,8 +38,9 @@ import picocli.CommandLine.Spec;
     sortOptions = false,
     description = {
       "Shows this machine's topology (or one from a file) and the routes, algorithms and bandwidth",
-      "ddp4j plans for it. Reads DDP4J_ALGO, DDP4J_NCHANNELS, DDP4J_MIN_NCHANNELS, DDP4J_MAX_NCHANNELS",
-      "and DDP4J_TOPO_FILE like a job does."
+      "ddp4j plans for it. Reads DDP4J_ALGO, DDP4J_NCHANNELS, DDP4J_MIN_NCHANNELS, DDP4J_MAX_NCHANNELS,",
+      "DDP4J_INTER_HOST and DDP4J_TOPO_FILE like a job does; with --hosts=H it prints the GPU plan",
+      "with the column between hosts over NCCL and over the sockets."
     })
 public final class TopoCommand implements Callable<Integer> {
 
@@ -118,6 +120,11 @@ public final class TopoCommand implements Callable<Integer> {
     } else {
       notes.forEach(n -> out.println("# " + n));
       out.print(TopoReport.render(t, plan));
+      if (t.hasGpus() && t.hostCount() > 1) {
+        // Which column a job runs depends on NCCL being on every host: show the other as well.
+        InterHost other = plan.interHost().other();
+        out.print(TopoReport.otherInterHost(t, plan, GpuPlanning.plan(t, devices, env, other)));
+      }
     }
     if (svg != null) {
       Files.writeString(svg, TopoSvg.render(t, plan), StandardCharsets.UTF_8);

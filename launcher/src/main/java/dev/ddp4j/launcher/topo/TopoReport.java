@@ -1,6 +1,7 @@
 package dev.ddp4j.launcher.topo;
 
 import dev.ddp4j.collectives.plan.Algorithm;
+import dev.ddp4j.collectives.plan.InterHost;
 import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.plan.Prediction;
 import dev.ddp4j.collectives.plan.RouteLines;
@@ -77,6 +78,50 @@ final class TopoReport {
     }
     sb.append('\n');
     plan.warnings().forEach(w -> sb.append("WARN ").append(w).append('\n'));
+    return sb.toString();
+  }
+
+  /**
+   * For GPUs on several hosts: which column {@code plan} assumed, and {@code other}'s (the other
+   * {@link InterHost}) column lines and prediction per size, since a job runs one or the other
+   * depending on NCCL being on every host ({@code DDP4J_INTER_HOST=auto}).
+   */
+  static String otherInterHost(Topology t, Plan plan, Plan other) {
+    StringBuilder sb = new StringBuilder();
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "Between hosts: the plan above runs its hierarchical column via %s (%s); via %s%n"
+                + "(%s) it would run:%n",
+            plan.interHost().transport(),
+            plan.interHost() == InterHost.NCCL
+                ? "DDP4J_INTER_HOST=auto or nccl, NCCL on every host"
+                : "DDP4J_INTER_HOST=socket",
+            other.interHost().transport(),
+            other.interHost() == InterHost.NCCL
+                ? "DDP4J_INTER_HOST=auto or nccl, NCCL on every host"
+                : "DDP4J_INTER_HOST=socket, or auto where some host lacks NCCL"));
+    List<String> lines = RouteLines.hierarchical(t, other);
+    if (lines.isEmpty()) {
+      sb.append("no hierarchical all-reduce (every collective host-staged)\n");
+    }
+    lines.forEach(l -> sb.append(l).append('\n'));
+    sb.append(
+        String.format(Locale.ROOT, "%10s %12s %12s  chosen%n", "size", "ring", "hierarchical"));
+    for (long bytes : SIZES) {
+      Prediction p = other.predictionFor(bytes);
+      sb.append(String.format(Locale.ROOT, "%10s", Sizes.human(bytes)));
+      for (Algorithm a : new Algorithm[] {Algorithm.RING, Algorithm.HIERARCHICAL}) {
+        sb.append(
+            p.timeUs().containsKey(a)
+                ? String.format(Locale.ROOT, " %12.2f", p.busBwGbps(a))
+                : String.format(Locale.ROOT, " %12s", "-"));
+      }
+      sb.append(
+          String.format(
+              Locale.ROOT, "  %s (%.1f us)%n", p.chosen().id(), p.timeUs().get(p.chosen())));
+    }
+    sb.append('\n');
     return sb.toString();
   }
 

@@ -155,6 +155,52 @@ class TopoCommandTest {
   }
 
   @Test
+  void shouldPredictTheColumnBetweenHostsOverNcclAndOverTheSocketsAsTheRanksLogIt()
+      throws IOException {
+    Path file = fixture("h200-2gpu-nv18.txt");
+    dev.ddp4j.collectives.topology.Topology host =
+        dev.ddp4j.collectives.topology.TopologyDiscovery.readFile(file);
+    dev.ddp4j.collectives.topology.Topology t =
+        dev.ddp4j.collectives.topology.MultiHost.join(List.of(host, host));
+    int[] devices = {0, 1, 2, 3};
+    for (String setting : List.of("auto", "socket")) {
+      String[] r =
+          run(
+              Map.of("DDP4J_INTER_HOST", setting),
+              "--from-nvidia-smi",
+              file.toString(),
+              "--hosts",
+              "2");
+      assertThat(r[0]).as(r[2]).isEqualTo("0");
+      String first = setting.equals("auto") ? "NET/NCCL" : "NET/socket";
+      String second = setting.equals("auto") ? "NET/socket" : "NET/NCCL";
+      assertThat(r[1])
+          .contains("4 GPUs on 2 hosts")
+          .contains("Hierarchical column 0/2 : 0[0] -> 2[0] via " + first + " over NET (13 GB/s)")
+          .contains("Hierarchical column 1/2 : 3[1] -> 1[1] via " + second + " over NET (13 GB/s)")
+          .contains(
+              "Between hosts: the plan above runs its hierarchical column via " + first + " (")
+          .contains("  hierarchical (");
+      // What each rank of such a group logs at DDP4J_DEBUG=INFO, for either column, topo printed.
+      for (dev.ddp4j.collectives.plan.InterHost via :
+          dev.ddp4j.collectives.plan.InterHost.values()) {
+        dev.ddp4j.collectives.plan.Plan plan =
+            dev.ddp4j.collectives.cuda.GpuPlanning.plan(t, devices, Map.of(), via);
+        for (int rank = 0; rank < 4; rank++) {
+          List<String> logged =
+              new java.util.ArrayList<>(
+                  dev.ddp4j.collectives.plan.RouteLines.ofRank(t, plan, rank));
+          logged.addAll(dev.ddp4j.collectives.plan.RouteLines.hierarchicalOfRank(t, plan, rank));
+          assertThat(logged).anyMatch(l -> l.contains(via.transport()));
+          for (String line : logged) {
+            assertThat(r[1]).contains(line);
+          }
+        }
+      }
+    }
+  }
+
+  @Test
   void shouldBeReachableFromTheLauncherCommandLine() throws IOException {
     CommandLine cl = dev.ddp4j.launcher.LaunchCommandAccess.commandLine();
     StringWriter out = new StringWriter();

@@ -18,10 +18,11 @@ import java.util.List;
  * the all-reduce table, {@code routes} only creates a group (for its {@code DDP4J_DEBUG=INFO} route
  * lines), {@code staged-check [--large]} and {@code staged-missing} check a host-staged group (set
  * {@code DDP4J_P2P_DISABLE=1} or {@code DDP4J_P2P_DISABLE_PAIRS}, or pass {@code --host-per-rank}
- * to give every rank a {@code DDP4J_HOST_ID} of its own). With {@code --backend nccl}, {@code
- * check}, {@code stuck} and {@code missing} run on an nccl group instead (see {@link #ncclWork}).
- * It starts N worker JVMs (one per GPU) and prints rank 0's output, and every rank's on failure.
- * Exit status 0 only if every rank passed.
+ * to give every rank a {@code DDP4J_HOST_ID} of its own). {@code --ranks-per-host K} puts every K
+ * ranks on a fake host of their own (the multi-host hierarchical route, with any mode). With {@code
+ * --backend nccl}, {@code check}, {@code stuck} and {@code missing} run on an nccl group instead
+ * (see {@link #ncclWork}). It starts N worker JVMs (one per GPU) and prints rank 0's output, and
+ * every rank's on failure. Exit status 0 only if every rank passed.
  */
 public final class GpuHarness {
 
@@ -49,9 +50,7 @@ public final class GpuHarness {
             workerArgs,
             List.of("-Xmx4g", "-XX:MaxDirectMemorySize=6g"),
             Duration.ofMinutes(8),
-            rest.contains("--host-per-rank")
-                ? java.util.Map.of("DDP4J_HOST_ID", "host{rank}")
-                : java.util.Map.of());
+            fakeHosts(rest));
     System.out.print(r.outputs().get(0));
     for (int i = 1; i < nproc; i++) {
       if (r.exitCodes().get(i) != 0) {
@@ -68,6 +67,28 @@ public final class GpuHarness {
             + r.exitCodes()
             + (r.allPassed() ? " PASS" : " FAIL"));
     System.exit(r.allPassed() ? 0 : 1);
+  }
+
+  /**
+   * {@code --host-per-rank}: every rank a host of its own; {@code --ranks-per-host K}: ranks 0..K-1
+   * on fake host 0, K..2K-1 on host 1, ... (their own DDP4J_HOST_ID, LOCAL_RANK and
+   * LOCAL_WORLD_SIZE), so that one machine runs a multi-host cuda group.
+   */
+  private static java.util.Map<String, String> fakeHosts(List<String> args) {
+    if (args.contains("--host-per-rank")) {
+      return java.util.Map.of("DDP4J_HOST_ID", "host{rank}");
+    }
+    String k = option(args, "--ranks-per-host", null);
+    if (k == null) {
+      return java.util.Map.of();
+    }
+    return java.util.Map.of(
+        "DDP4J_HOST_ID",
+        "host{rank/" + k + "}",
+        "LOCAL_RANK",
+        "{rank%" + k + "}",
+        "LOCAL_WORLD_SIZE",
+        k);
   }
 
   static String option(List<String> args, String name, String dflt) {

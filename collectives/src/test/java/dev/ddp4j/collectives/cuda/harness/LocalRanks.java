@@ -42,9 +42,18 @@ public final class LocalRanks {
     Map<String, String> env = System.getenv();
     int rank = Integer.parseInt(env.get(WorkerEnvironment.RANK));
     int world = Integer.parseInt(env.get(WorkerEnvironment.WORLD_SIZE));
+    int local = Integer.parseInt(env.getOrDefault(WorkerEnvironment.LOCAL_RANK, "" + rank));
+    int localWorld =
+        Integer.parseInt(env.getOrDefault(WorkerEnvironment.LOCAL_WORLD_SIZE, "" + world));
     Path file = Path.of(env.get(STORE_FILE));
     return new WorkerEnvironment(
-        rank, world, rank, world, 0, 0, InitMethod.parse(file.toUri().toString()));
+        rank,
+        world,
+        local,
+        localWorld,
+        rank / localWorld,
+        0,
+        InitMethod.parse(file.toUri().toString()));
   }
 
   /** The store {@link #run} made for the ranks. */
@@ -63,9 +72,9 @@ public final class LocalRanks {
   }
 
   /**
-   * As above, with {@code extraEnv} added to every rank's environment; {@code {rank}} in a value is
-   * replaced by the rank (e.g. {@code DDP4J_HOST_ID=host{rank}} makes every rank look like a host
-   * of its own).
+   * As above, with {@code extraEnv} added to every rank's environment; {@code {rank}}, {@code
+   * {rank/K}} and {@code {rank%K}} in a value are replaced ({@link #withRank}: {@code
+   * DDP4J_HOST_ID=host{rank}} makes every rank look like a host of its own).
    */
   public static Result run(
       int ranks,
@@ -74,6 +83,18 @@ public final class LocalRanks {
       List<String> jvmArgs,
       Duration timeout,
       Map<String, String> extraEnv)
+      throws IOException, InterruptedException {
+    return run(ranks, mainClass, args, jvmArgs, timeout, r -> extraEnv);
+  }
+
+  /** As above, with each rank's additions of its own ({@code envOfRank.apply(rank)}). */
+  public static Result run(
+      int ranks,
+      String mainClass,
+      List<String> args,
+      List<String> jvmArgs,
+      Duration timeout,
+      java.util.function.IntFunction<Map<String, String>> envOfRank)
       throws IOException, InterruptedException {
     Path dir = Files.createTempDirectory("ddp4j-ranks-");
     try {
@@ -98,8 +119,8 @@ public final class LocalRanks {
           env.put(WorkerEnvironment.LOCAL_RANK, Integer.toString(r));
           env.put(WorkerEnvironment.LOCAL_WORLD_SIZE, Integer.toString(ranks));
           env.put(STORE_FILE, dir.resolve("store").toString());
-          for (Map.Entry<String, String> e : extraEnv.entrySet()) {
-            env.put(e.getKey(), e.getValue().replace("{rank}", Integer.toString(r)));
+          for (Map.Entry<String, String> e : envOfRank.apply(r).entrySet()) {
+            env.put(e.getKey(), withRank(e.getValue(), r));
           }
           procs.add(pb.start());
           logs.add(log);
@@ -125,6 +146,27 @@ public final class LocalRanks {
         walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
     }
+  }
+
+  /**
+   * {@code value} with {@code {rank}} replaced by the rank, {@code {rank/K}} by rank / K and {@code
+   * {rank%K}} by rank mod K (K ranks per fake host: {@code DDP4J_HOST_ID=host{rank/2}}, {@code
+   * LOCAL_RANK={rank%2}}).
+   */
+  static String withRank(String value, int rank) {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("\\{rank(?:([/%])(\\d+))?}").matcher(value);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      int v = rank;
+      if (m.group(1) != null) {
+        int k = Integer.parseInt(m.group(2));
+        v = m.group(1).equals("/") ? rank / k : rank % k;
+      }
+      m.appendReplacement(out, Integer.toString(v));
+    }
+    m.appendTail(out);
+    return out.toString();
   }
 
   /**
