@@ -71,7 +71,9 @@ final class StoreConnection {
     Bootstrap b =
         new Bootstrap()
             .group(loops)
-            .channel(NioSocketChannel.class)
+            // Not channel(Class): its reflective factory looks the constructor up under a JVM-wide
+            // lock, which thousands of clients connecting at once queue on.
+            .channelFactory(NioSocketChannel::new)
             .option(ChannelOption.TCP_NODELAY, true)
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, timeoutMs))
             .handler(
