@@ -47,26 +47,48 @@ final class StoreAuth {
     return MessageDigest.isEqual(expected, received);
   }
 
-  /** The last secret's key: a server, or a JVM's clients, hash the same secret every time. */
-  private static volatile Object[] lastKey = {null, null};
+  /**
+   * A keyed HMAC for the last secret used, cloned for each proof: {@code Mac.getInstance} walks the
+   * provider list under a lock every time (about 60 us, and contended when thousands of clients
+   * connect at once), a clone copies the keyed state (a microsecond). A server, or a JVM's clients,
+   * use one secret, so one entry is enough.
+   */
+  private static volatile KeyedMac lastMac = new KeyedMac(null, null);
 
-  private static byte[] key(String secret) throws GeneralSecurityException {
-    Object[] last = lastKey;
-    if (secret.equals(last[0])) {
-      return (byte[]) last[1];
+  private record KeyedMac(String secret, Mac prototype) {}
+
+  /**
+   * Initializes the JCA providers, the random source and the HMAC for {@code secret} now (the first
+   * use costs 100-400 ms), so that a server starting before its clients does not spend that on the
+   * first connection while the others queue.
+   */
+  static void warmUp(String secret) {
+    nonce();
+    clientProof(secret, nonce(), nonce(), 0);
+  }
+
+  private static Mac keyed(String secret) throws GeneralSecurityException {
+    KeyedMac last = lastMac;
+    if (!secret.equals(last.secret())) {
+      byte[] key =
+          MessageDigest.getInstance("SHA-256")
+              .digest(("ddp4j-store-secret:" + secret).getBytes(StandardCharsets.UTF_8));
+      Mac mac = Mac.getInstance("HmacSHA256");
+      mac.init(new SecretKeySpec(key, "HmacSHA256"));
+      last = new KeyedMac(secret, mac);
+      lastMac = last;
     }
-    byte[] key =
-        MessageDigest.getInstance("SHA-256")
-            .digest(("ddp4j-store-secret:" + secret).getBytes(StandardCharsets.UTF_8));
-    lastKey = new Object[] {secret, key};
-    return key;
+    try {
+      return (Mac) last.prototype().clone();
+    } catch (CloneNotSupportedException e) {
+      throw new GeneralSecurityException("HmacSHA256 of this JVM cannot be cloned", e);
+    }
   }
 
   private static byte[] mac(
       String secret, byte[] role, byte[] serverNonce, byte[] clientNonce, long clientId) {
     try {
-      Mac mac = Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(key(secret), "HmacSHA256"));
+      Mac mac = keyed(secret);
       mac.update(role);
       mac.update(serverNonce);
       mac.update(clientNonce);

@@ -14,7 +14,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -68,24 +67,26 @@ final class StoreConnection {
       EventLoopGroup loops, String host, int port, String secret, long clientId, long timeoutMs) {
     Map<Integer, CompletableFuture<Reply>> pending = new ConcurrentHashMap<>();
     CompletableFuture<byte[]> challenge = new CompletableFuture<>();
+    String where = host + ":" + port;
+    // Until the server has proven the secret, a reply larger than the handshake's is refused
+    // unread; after, the server is trusted with frames of any size its own limit lets through.
+    StoreFrameDecoder frames =
+        new StoreFrameDecoder(StoreFrameDecoder.HANDSHAKE_MAX_REPLY_BYTES, Integer.MAX_VALUE);
     Bootstrap b =
         new Bootstrap()
             .group(loops)
-            .channel(NioSocketChannel.class)
+            // Not channel(Class): its reflective factory looks the constructor up under a JVM-wide
+            // lock, which thousands of clients connecting at once queue on.
+            .channelFactory(NioSocketChannel::new)
             .option(ChannelOption.TCP_NODELAY, true)
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, timeoutMs))
             .handler(
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
-                    ch.pipeline()
-                        .addLast(
-                            new LengthFieldBasedFrameDecoder(
-                                Integer.MAX_VALUE, 0, LENGTH_FIELD_BYTES, 0, LENGTH_FIELD_BYTES))
-                        .addLast(new Handler(pending, challenge));
+                    ch.pipeline().addLast(frames).addLast(new Handler(pending, challenge, where));
                   }
                 });
-    String where = host + ":" + port;
     Channel ch;
     try {
       io.netty.channel.ChannelFuture f = b.connect(host, port);
@@ -150,6 +151,7 @@ final class StoreConnection {
                 + port
                 + " (another job on the same --master-port? pick another, or stop that process)");
       }
+      frames.authenticated();
       return c;
     } catch (TimeoutException e) {
       ch.close();
@@ -220,10 +222,15 @@ final class StoreConnection {
   private static final class Handler extends ChannelInboundHandlerAdapter {
     private final Map<Integer, CompletableFuture<Reply>> pending;
     private final CompletableFuture<byte[]> challenge;
+    private final String where;
 
-    Handler(Map<Integer, CompletableFuture<Reply>> pending, CompletableFuture<byte[]> challenge) {
+    Handler(
+        Map<Integer, CompletableFuture<Reply>> pending,
+        CompletableFuture<byte[]> challenge,
+        String where) {
       this.pending = pending;
       this.challenge = challenge;
+      this.where = where;
     }
 
     @Override
@@ -260,6 +267,27 @@ final class StoreConnection {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (cause instanceof StoreFrameDecoder.FrameTooLongException tooLong) {
+        // Only a process that has not proven the secret can hit the limit: retrying cannot help.
+        AuthRefusedException refused =
+            new AuthRefusedException(
+                "the store at "
+                    + where
+                    + " sent a reply frame of "
+                    + tooLong.lengthBytes
+                    + " bytes before proving the job secret (at most "
+                    + tooLong.limitBytes
+                    + " expected), so this client read none of it: a process that is not this"
+                    + " job's store listens there (another job on the same --master-port? pick"
+                    + " another, or stop that process)");
+        challenge.completeExceptionally(refused);
+        for (Integer id : pending.keySet()) {
+          CompletableFuture<Reply> f = pending.remove(id);
+          if (f != null) {
+            f.completeExceptionally(refused);
+          }
+        }
+      }
       ctx.close();
     }
   }

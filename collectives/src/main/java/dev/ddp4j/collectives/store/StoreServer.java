@@ -204,6 +204,7 @@ public final class StoreServer implements AutoCloseable {
 
   private static StoreServer start(
       String host, int port, ServerSocketChannel bound, String secret, Limits limits) {
+    StoreAuth.warmUp(secret);
     StoreState state = new StoreState();
     ReplyCache cache = new ReplyCache();
     HandshakeGuard guard =
@@ -342,6 +343,7 @@ public final class StoreServer implements AutoCloseable {
         return;
       }
     }
+    StoreAuth.warmUp("");
   }
 
   /** {@link #start(String, int, String, int)} with the default frame limit. */

@@ -160,7 +160,7 @@ final class StoreState {
       pending.done = true;
       return getAll(pending.keys);
     }
-    register(pending);
+    register(pending, false);
     return null;
   }
 
@@ -168,11 +168,16 @@ final class StoreState {
     return new Waiter(keys, onReady);
   }
 
-  private void register(Waiter w) {
+  /**
+   * Puts {@code w} on the list of each key it misses. A new waiter is on no list, so only a
+   * re-registration (after a delete) searches them: a thousand ranks waiting on one key would
+   * otherwise make registering quadratic.
+   */
+  private void register(Waiter w, boolean again) {
     for (String k : w.keys) {
       if (!data.containsKey(k)) {
         List<Waiter> list = waiters.computeIfAbsent(k, x -> new ArrayList<>());
-        if (!list.contains(w)) {
+        if (!again || !list.contains(w)) {
           list.add(w);
         }
       }
@@ -206,7 +211,7 @@ final class StoreState {
         ready.add(w);
       } else {
         // Another of its keys was deleted after it registered: wait for that one again.
-        register(w);
+        register(w, true);
       }
     }
     return ready;

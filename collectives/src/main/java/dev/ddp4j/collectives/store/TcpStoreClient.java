@@ -88,8 +88,8 @@ public final class TcpStoreClient implements Store {
         OP_SET,
         "set of key '" + key + "'",
         List.of(),
-        deadline(timeout),
-        -1,
+        timeout,
+        ServerWait.NONE,
         out -> {
           StoreCodec.writeString(out, key);
           StoreCodec.writeBytes(out, value);
@@ -99,11 +99,12 @@ public final class TcpStoreClient implements Store {
   @Override
   public byte[] get(String key, Duration waitFor) {
     Reply r =
-        timedCall(
+        call(
             OP_GET,
             "get of key '" + key + "'",
             List.of(key),
             waitFor,
+            ServerWait.FOR_KEYS,
             out -> StoreCodec.writeString(out, key));
     return StoreCodec.readBytes(Unpooled.wrappedBuffer(r.body()));
   }
@@ -115,8 +116,8 @@ public final class TcpStoreClient implements Store {
             OP_ADD,
             "add on key '" + key + "'",
             List.of(),
-            deadline(timeout),
-            -1,
+            timeout,
+            ServerWait.NONE,
             out -> {
               StoreCodec.writeString(out, key);
               out.writeLong(delta);
@@ -131,8 +132,8 @@ public final class TcpStoreClient implements Store {
             OP_COMPARE_SET,
             "compareSet on key '" + key + "'",
             List.of(),
-            deadline(timeout),
-            -1,
+            timeout,
+            ServerWait.NONE,
             out -> {
               StoreCodec.writeString(out, key);
               StoreCodec.writeBytes(out, expected);
@@ -144,11 +145,12 @@ public final class TcpStoreClient implements Store {
   @Override
   public void wait(Collection<String> keys, Duration waitFor) {
     List<String> list = List.copyOf(keys);
-    timedCall(
+    call(
         OP_WAIT,
         "wait for " + list.size() + " key(s)",
         list,
         waitFor,
+        ServerWait.FOR_KEYS,
         out -> StoreCodec.writeKeys(out, list));
   }
 
@@ -160,8 +162,8 @@ public final class TcpStoreClient implements Store {
             OP_CHECK,
             "check",
             List.of(),
-            deadline(timeout),
-            -1,
+            timeout,
+            ServerWait.NONE,
             out -> StoreCodec.writeKeys(out, list));
     return r.body()[0] != 0;
   }
@@ -173,15 +175,15 @@ public final class TcpStoreClient implements Store {
             OP_DELETE,
             "delete of key '" + key + "'",
             List.of(),
-            deadline(timeout),
-            -1,
+            timeout,
+            ServerWait.NONE,
             out -> StoreCodec.writeString(out, key));
     return r.body()[0] != 0;
   }
 
   @Override
   public long numKeys() {
-    Reply r = call(OP_NUM_KEYS, "numKeys", List.of(), deadline(timeout), -1, out -> {});
+    Reply r = call(OP_NUM_KEYS, "numKeys", List.of(), timeout, ServerWait.NONE, out -> {});
     return Unpooled.wrappedBuffer(r.body()).readLong();
   }
 
@@ -189,11 +191,12 @@ public final class TcpStoreClient implements Store {
   public List<byte[]> multiGet(List<String> keys, Duration waitFor) {
     List<String> list = List.copyOf(keys);
     Reply r =
-        timedCall(
+        call(
             OP_MULTI_GET,
             "multiGet of " + list.size() + " key(s)",
             list,
             waitFor,
+            ServerWait.FOR_KEYS,
             out -> StoreCodec.writeKeys(out, list));
     return StoreCodec.readValues(Unpooled.wrappedBuffer(r.body()));
   }
@@ -205,8 +208,8 @@ public final class TcpStoreClient implements Store {
         OP_MULTI_SET,
         "multiSet of " + entries.size() + " key(s)",
         List.of(),
-        deadline(timeout),
-        -1,
+        timeout,
+        ServerWait.NONE,
         out -> {
           out.writeInt(entries.size());
           for (Map.Entry<String, byte[]> e : entries) {
@@ -222,8 +225,8 @@ public final class TcpStoreClient implements Store {
         OP_APPEND,
         "append to key '" + key + "'",
         List.of(),
-        deadline(timeout),
-        -1,
+        timeout,
+        ServerWait.NONE,
         out -> {
           StoreCodec.writeString(out, key);
           StoreCodec.writeBytes(out, value);
@@ -247,33 +250,33 @@ public final class TcpStoreClient implements Store {
     ClientLoops.release();
   }
 
-  private static long deadline(Duration d) {
-    return System.nanoTime() + d.toNanos();
+  /** Whether an operation blocks on the server, and so carries the time it may wait there. */
+  private enum ServerWait {
+    /** Answered at once (set, add, check, ...): the call's budget only bounds the round trip. */
+    NONE,
+    /**
+     * Answered when its keys exist (get, wait, multiGet): the body ends with the budget left, in
+     * ms, which the server waits at most before answering STATUS_TIMEOUT with the missing keys.
+     */
+    FOR_KEYS
   }
 
   /**
-   * A call whose server-side wait is bounded by {@code waitFor}; the body gets timeoutMs appended.
-   */
-  private Reply timedCall(
-      byte op, String what, List<String> keys, Duration waitFor, Consumer<ByteBuf> body) {
-    long deadlineNs = deadline(waitFor);
-    return call(op, what, keys, deadlineNs, waitFor.toMillis(), body);
-  }
-
-  /**
-   * Sends one request and returns its OK reply, reconnecting and resending (same request id) until
-   * {@code deadlineNs} when the connection drops.
+   * Sends one request and returns its OK reply, reconnecting and resending (same request id) when
+   * the connection drops, until {@code budget} from now has passed. Every call of this client goes
+   * through here: each has a deadline, and waits on the server only when {@code wait} says so.
    *
    * @param waitedKeys the keys a timed wait is for, named in its timeout message
-   * @param totalWaitMs the wait the caller asked for, for messages; -1 for untimed operations
+   * @param budget how long the whole call may take: the client's timeout, or the wait asked for
    */
   private Reply call(
       byte op,
       String what,
       List<String> waitedKeys,
-      long deadlineNs,
-      long totalWaitMs,
+      Duration budget,
+      ServerWait wait,
       Consumer<ByteBuf> body) {
+    long deadlineNs = System.nanoTime() + budget.toNanos();
     int id = nextId.incrementAndGet() & Integer.MAX_VALUE;
     if (id == 0) {
       id = nextId.incrementAndGet() & Integer.MAX_VALUE;
@@ -283,7 +286,7 @@ public final class TcpStoreClient implements Store {
       StoreConnection c = connection(deadlineNs, what);
       long remainingMs = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime()));
       Consumer<ByteBuf> full =
-          totalWaitMs < 0
+          wait == ServerWait.NONE
               ? body
               : out -> {
                 body.accept(out);
@@ -293,7 +296,7 @@ public final class TcpStoreClient implements Store {
         Reply r =
             c.send(op, id, full)
                 .get(deadlineNs - System.nanoTime() + REPLY_GRACE_NS, TimeUnit.NANOSECONDS);
-        return check(r, what, totalWaitMs);
+        return check(r, what, budget);
       } catch (ExecutionException e) {
         if (!(e.getCause() instanceof ConnectionLostException)) {
           throw new StoreException(what + " failed: " + e.getCause(), e.getCause());
@@ -303,7 +306,9 @@ public final class TcpStoreClient implements Store {
         if (deadlineNs - System.nanoTime() < 0) {
           throw new DdpTimeoutException(
               what
-                  + " timed out: lost the connection to the store at "
+                  + " timed out after "
+                  + seconds(budget)
+                  + ": lost the connection to the store at "
                   + address()
                   + " ("
                   + lastLoss
@@ -312,8 +317,8 @@ public final class TcpStoreClient implements Store {
       } catch (TimeoutException e) {
         throw new DdpTimeoutException(
             what
-                + " timed out"
-                + (totalWaitMs >= 0 ? " after " + seconds(totalWaitMs) : "")
+                + " timed out after "
+                + seconds(budget)
                 + ": the store at "
                 + address()
                 + " did not answer"
@@ -326,7 +331,7 @@ public final class TcpStoreClient implements Store {
     }
   }
 
-  private Reply check(Reply r, String what, long totalWaitMs) {
+  private Reply check(Reply r, String what, Duration budget) {
     switch (r.status()) {
       case STATUS_OK:
         return r;
@@ -336,7 +341,7 @@ public final class TcpStoreClient implements Store {
           throw new DdpTimeoutException(
               what
                   + " timed out after "
-                  + seconds(totalWaitMs)
+                  + seconds(budget)
                   + ": still missing "
                   + missing
                   + " (no rank has set "
@@ -351,7 +356,8 @@ public final class TcpStoreClient implements Store {
     }
   }
 
-  private static String seconds(long ms) {
+  private static String seconds(Duration d) {
+    long ms = d.toMillis();
     return ms % 1000 == 0 ? ms / 1000 + " s" : String.format("%.3f s", ms / 1000.0);
   }
 

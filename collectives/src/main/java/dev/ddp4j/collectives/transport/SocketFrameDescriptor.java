@@ -24,8 +24,9 @@ package dev.ddp4j.collectives.transport;
  * A receiver drops (and logs) a connection whose HELLO does not prove the job secret, or that
  * sends anything else first; nothing from it is read. These three frames go bare; every frame
  * the sender writes after HELLO is sealed: length counts a 16-byte tag appended after the payload,
- * HMAC-SHA256(connection key, frame number u64 || the frame from its length field to the payload's
- * end), cut to 16 bytes (FrameMac). A frame whose tag does not match drops the connection.
+ * the AES-256-GCM tag under the connection key with nonce = 0 u32 || frame number u64, over the
+ * frame from its length field to the payload's end (FrameMac; the frame itself stays in clear). A
+ * frame whose tag does not match drops the connection.
  * </pre>
  */
 public final class SocketFrameDescriptor {

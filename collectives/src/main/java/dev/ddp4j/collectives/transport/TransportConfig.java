@@ -35,8 +35,8 @@ import java.util.Map;
  * @param linkAuth the job secret ({@code DDP4J_STORE_SECRET}, or the file {@code
  *     DDP4J_STORE_SECRET_FILE} names) as the data sockets between hosts prove it
  * @param socketIntegrity {@code DDP4J_SOCKET_INTEGRITY} (default 0): 1 seals every data frame
- *     between hosts with an HMAC tag checked on arrival, against a party that can alter traffic in
- *     transit; 0 leaves frames unsealed (the handshake still proves the secret)
+ *     between hosts with an AES-GCM tag checked on arrival, against a party that can alter traffic
+ *     in transit; 0 leaves frames unsealed (the handshake still proves the secret)
  */
 public record TransportConfig(
     boolean shmDisabled,

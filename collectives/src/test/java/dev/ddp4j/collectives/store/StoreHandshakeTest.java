@@ -152,6 +152,68 @@ class StoreHandshakeTest {
   }
 
   @Test
+  void aClientShouldRefuseAHugeChallengeFromAProcessPosingAsTheStoreWithoutReadingIt()
+      throws Exception {
+    assertHugeReplyIsRefusedUnread(false);
+  }
+
+  @Test
+  void aClientShouldRefuseAHugeAnswerToItsProofBeforeTheServerHasProvenTheSecret()
+      throws Exception {
+    assertHugeReplyIsRefusedUnread(true);
+  }
+
+  /**
+   * A rogue on the store port announces a 1 GiB frame (as the challenge, or as the answer to the
+   * client's proof) and streams junk: the client must give up at once, not retry, and not read the
+   * body, so the rogue's writes fail long before 64 MiB.
+   */
+  private static void assertHugeReplyIsRefusedUnread(boolean afterValidChallenge) throws Exception {
+    try (ServerSocket rogue = new ServerSocket(0)) {
+      CompletableFuture<Long> bytesWritten = new CompletableFuture<>();
+      Thread t =
+          new Thread(
+              () -> {
+                long written = 0;
+                try (Socket s = rogue.accept()) {
+                  s.setSoTimeout(10_000);
+                  DataOutputStream out = new DataOutputStream(s.getOutputStream());
+                  DataInputStream in = new DataInputStream(s.getInputStream());
+                  byte code = StoreProtocolDescriptor.STATUS_CHALLENGE;
+                  if (afterValidChallenge) {
+                    writeFrame(out, code, nonceBody());
+                    in.readFully(new byte[in.readInt()]);
+                    code = StoreProtocolDescriptor.STATUS_OK;
+                  }
+                  out.writeInt(1 << 30);
+                  out.writeByte(code);
+                  out.writeInt(0);
+                  byte[] junk = new byte[1 << 20];
+                  while (written < (256L << 20)) {
+                    out.write(junk);
+                    written += junk.length;
+                  }
+                  bytesWritten.complete(written);
+                } catch (Exception e) {
+                  bytesWritten.complete(written); // the client closed the connection: good
+                }
+              });
+      t.start();
+      long t0 = System.nanoTime();
+      assertThatThrownBy(
+              () ->
+                  TcpStoreClient.connect(
+                      "127.0.0.1", rogue.getLocalPort(), SECRET, Duration.ofSeconds(20)))
+          .isInstanceOf(StoreException.class)
+          .hasMessageContaining("reply frame of " + (1 << 30) + " bytes")
+          .hasMessageContaining("before proving the job secret");
+      assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
+      assertThat(bytesWritten.get(20, TimeUnit.SECONDS)).isLessThan(64L << 20);
+      t.join(10_000);
+    }
+  }
+
+  @Test
   void theStoreShouldProveTheSecretToAClientThatKnowsIt() {
     try (StoreServer server = StoreServer.start("127.0.0.1", 0, SECRET);
         Store ok = client(server)) {
