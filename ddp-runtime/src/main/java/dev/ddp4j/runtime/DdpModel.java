@@ -5,6 +5,7 @@ import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.collectives.cpu.DebugLog;
 import dev.ddp4j.runtime.bucket.BucketPlan;
 import dev.ddp4j.runtime.bucket.GradientReducer;
+import dev.ddp4j.runtime.bucket.Nd4jGradients;
 import dev.ddp4j.runtime.bucket.ParamRange;
 import dev.ddp4j.runtime.comm.NdBuffers;
 import dev.ddp4j.runtime.hook.BackwardHookLayer;
@@ -56,6 +57,7 @@ public final class DdpModel implements AutoCloseable {
   private final ModelAdapter adapter;
   private final ProcessGroup group;
   private final Timeline timeline;
+  private final Nd4jGradients gradients;
   private final GradientReducer reducer;
   private final NdCollectives collectives;
   private final StepListener listener = new StepListener();
@@ -94,8 +96,8 @@ public final class DdpModel implements AutoCloseable {
       // Host buffers on ND4J's CPU backend; device buffers on ND4J's stream for ND4J CUDA + cuda
       // group.
       this.collectives = NdCollectives.of(group);
-      this.reducer =
-          new GradientReducer(group, plan, collectives.hook(options.commHook()), timeline);
+      this.gradients = new Nd4jGradients(group, plan, collectives.hook(options.commHook()));
+      this.reducer = new GradientReducer(gradients, timeline);
       broadcastState();
       adapter.wrapHiddenLayers(
           new HookListener(),
@@ -253,7 +255,8 @@ public final class DdpModel implements AutoCloseable {
   private void runStep(DataSet data) {
     stepExamples = data.numExamples();
     syncedSegments = 0;
-    reducer.beginStep(adapter.gradients(), accumulatedExamples > 0 ? accumulated : null);
+    gradients.bind(adapter.gradients(), accumulatedExamples > 0 ? accumulated : null);
+    reducer.beginStep();
     long t0 = System.nanoTime();
     adapter.fit(data);
     if (syncedSegments == 0) {
@@ -286,7 +289,8 @@ public final class DdpModel implements AutoCloseable {
    * Runs after backward, before the updater: waits for all buckets and weights the summed gradient.
    */
   private void onGradientsComputed() {
-    reducer.finishStep(group.timeout());
+    reducer.finishStep();
+    reducer.awaitStep(group.timeout());
     if (globalExamplesWork != null) {
       globalExamples = globalExamplesWork.await(group.timeout())[0];
       globalExamplesWork = null;
@@ -309,7 +313,8 @@ public final class DdpModel implements AutoCloseable {
     // onGradientCalculation: arm for the next one now, so its backward hooks launch buckets too.
     // noSync() refuses truncated BPTT, so no accumulated gradient is left for later segments.
     syncedSegments++;
-    reducer.beginStep(g, null);
+    gradients.bind(g, null);
+    reducer.beginStep();
   }
 
   /**
@@ -392,6 +397,7 @@ public final class DdpModel implements AutoCloseable {
     closed = true;
     adapter.removeListener(listener);
     adapter.unwrapHiddenLayers();
+    reducer.close();
     moveGradientsHome();
     try {
       timeline.write();

@@ -3,6 +3,7 @@ package dev.ddp4j.runtime.cuda;
 import dev.ddp4j.DataType;
 import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.collectives.cuda.Cu;
+import dev.ddp4j.runtime.bucket.GradientReducer;
 import dev.ddp4j.runtime.bucket.ParamRange;
 import java.io.IOException;
 import java.io.InputStream;
@@ -97,7 +98,7 @@ public final class SyntheticModel implements AutoCloseable {
    * Queues backward, last layer first, on the compute stream, telling {@code engine} (null: no
    * communication) after each layer; spans go to {@code trace}.
    */
-  public void backward(DeviceGradientReducer engine, float scale, DeviceTrace trace) {
+  public void backward(GradientReducer engine, float scale, DeviceTrace trace) {
     for (int layer = layerParams.length - 1; layer >= 0; layer--) {
       int span = trace.begin("backward layer " + layer, DeviceTrace.COMPUTE, compute);
       launchSpin(layer, backwardNs[layer], scale);

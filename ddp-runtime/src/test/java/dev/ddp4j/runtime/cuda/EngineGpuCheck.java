@@ -9,6 +9,7 @@ import dev.ddp4j.collectives.cuda.harness.LocalRanks;
 import dev.ddp4j.collectives.nccl.NcclProcessGroup;
 import dev.ddp4j.collectives.store.FileStore;
 import dev.ddp4j.runtime.bucket.BucketPlan;
+import dev.ddp4j.runtime.bucket.GradientReducer;
 import java.time.Duration;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
@@ -57,8 +58,8 @@ public final class EngineGpuCheck {
     CUstream s = stream();
     try (SyntheticModel m = new SyntheticModel(pg.deviceIndex(), Cu.handle(s), params, ns)) {
       BucketPlan plan = BucketPlan.of(m.ranges(), 4, 1 << 20, 2 << 20);
-      try (DeviceGradientReducer engine =
-          new DeviceGradientReducer(pg, plan, m.gradient(), ReduceOp.AVG, DeviceTrace.disabled())) {
+      try (GradientReducer engine =
+          DeviceGradients.engine(pg, plan, m.gradient(), ReduceOp.AVG, DeviceTrace.disabled())) {
         for (int step = 0; step < 2; step++) {
           SyntheticDdpBench.step(m, engine, DeviceTrace.disabled(), pg.rank());
         }
@@ -105,8 +106,8 @@ public final class EngineGpuCheck {
     try (SyntheticModel m = new SyntheticModel(pg.deviceIndex(), Cu.handle(s), params, ns)) {
       BucketPlan plan = BucketPlan.of(m.ranges(), 4, 1 << 20, 25 << 20);
       DeviceTrace trace = DeviceTrace.enabled();
-      try (DeviceGradientReducer engine =
-          new DeviceGradientReducer(pg, plan, m.gradient(), ReduceOp.AVG, trace)) {
+      try (GradientReducer engine =
+          DeviceGradients.engine(pg, plan, m.gradient(), ReduceOp.AVG, trace)) {
         SyntheticDdpBench.step(m, engine, DeviceTrace.disabled(), pg.rank());
         Cu.check(JCudaDriver.cuStreamSynchronize(s), "cuStreamSynchronize");
         pg.barrier().await(timeoutOf());
