@@ -1,4 +1,4 @@
-package dev.ddp4j.runtime.cuda;
+package dev.ddp4j.bench.ddp;
 
 import dev.ddp4j.Ddp;
 import dev.ddp4j.ProcessGroup;
@@ -7,6 +7,8 @@ import dev.ddp4j.collectives.cuda.Cu;
 import dev.ddp4j.collectives.cuda.CudaProcessGroup;
 import dev.ddp4j.runtime.bucket.BucketPlan;
 import dev.ddp4j.runtime.bucket.GradientReducer;
+import dev.ddp4j.runtime.cuda.DeviceGradients;
+import dev.ddp4j.runtime.cuda.DeviceTrace;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.ddp4j.runtime.cuda;
+package dev.ddp4j.bench.ddp;
 
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.WorkerEnvironment;
@@ -10,6 +10,8 @@ import dev.ddp4j.collectives.nccl.NcclProcessGroup;
 import dev.ddp4j.collectives.store.FileStore;
 import dev.ddp4j.runtime.bucket.BucketPlan;
 import dev.ddp4j.runtime.bucket.GradientReducer;
+import dev.ddp4j.runtime.cuda.DeviceGradients;
+import dev.ddp4j.runtime.cuda.DeviceTrace;
 import java.time.Duration;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
