@@ -10,6 +10,7 @@ import dev.ddp4j.collectives.nccl.NcclProcessGroup;
 import dev.ddp4j.collectives.store.FileStore;
 import dev.ddp4j.runtime.bucket.BucketPlan;
 import dev.ddp4j.runtime.bucket.GradientReducer;
+import dev.ddp4j.runtime.cuda.CommStream.Priority;
 import dev.ddp4j.runtime.cuda.DeviceGradients;
 import dev.ddp4j.runtime.cuda.DeviceTrace;
 import java.time.Duration;
@@ -61,7 +62,8 @@ public final class EngineGpuCheck {
     try (SyntheticModel m = new SyntheticModel(pg.deviceIndex(), Cu.handle(s), params, ns)) {
       BucketPlan plan = BucketPlan.of(m.ranges(), 4, 1 << 20, 2 << 20);
       try (GradientReducer engine =
-          DeviceGradients.engine(pg, plan, m.gradient(), ReduceOp.AVG, DeviceTrace.disabled())) {
+          DeviceGradients.engine(
+              pg, plan, m.gradient(), ReduceOp.AVG, DeviceTrace.disabled(), Priority.HIGHEST)) {
         for (int step = 0; step < 2; step++) {
           SyntheticDdpBench.step(m, engine, DeviceTrace.disabled(), pg.rank());
         }
@@ -109,7 +111,7 @@ public final class EngineGpuCheck {
       BucketPlan plan = BucketPlan.of(m.ranges(), 4, 1 << 20, 25 << 20);
       DeviceTrace trace = DeviceTrace.enabled();
       try (GradientReducer engine =
-          DeviceGradients.engine(pg, plan, m.gradient(), ReduceOp.AVG, trace)) {
+          DeviceGradients.engine(pg, plan, m.gradient(), ReduceOp.AVG, trace, Priority.HIGHEST)) {
         SyntheticDdpBench.step(m, engine, DeviceTrace.disabled(), pg.rank());
         Cu.check(JCudaDriver.cuStreamSynchronize(s), "cuStreamSynchronize");
         pg.barrier().await(timeoutOf());

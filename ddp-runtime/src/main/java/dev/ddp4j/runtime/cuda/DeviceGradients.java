@@ -74,15 +74,9 @@ public final class DeviceGradients implements GradientSource {
   }
 
   /**
-   * The bucket engine over {@code gradient} with a {@link CommStream.Priority#HIGHEST} priority
-   * communication stream; closing the engine closes the stream.
+   * The bucket engine over {@code gradient} (see the constructor for the arguments); closing the
+   * engine closes the communication stream.
    */
-  public static GradientReducer engine(
-      ProcessGroup group, BucketPlan plan, DeviceBuffer gradient, ReduceOp op, DeviceTrace trace) {
-    return engine(group, plan, gradient, op, trace, CommStream.Priority.HIGHEST);
-  }
-
-  /** The bucket engine over {@code gradient}; see the constructor for the arguments. */
   public static GradientReducer engine(
       ProcessGroup group,
       BucketPlan plan,
@@ -107,15 +101,7 @@ public final class DeviceGradients implements GradientSource {
         group.allReduce(
             gradient.slice(bucket.offset(), bucket.length()).onStream(comm.handle()), op);
     trace.end(span, Cu.stream(comm.handle()));
-    return new CommHook.Pending() {
-      @Override
-      public Work work() {
-        return w;
-      }
-
-      @Override
-      public void finish() {}
-    };
+    return CommHook.Pending.of(w);
   }
 
   @Override

@@ -3,7 +3,6 @@ package dev.ddp4j.runtime.bucket;
 import dev.ddp4j.HostBuffer;
 import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.ReduceOp;
-import dev.ddp4j.Work;
 import dev.ddp4j.runtime.comm.CommHook;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,18 +36,9 @@ public final class FloatArrayGradients implements GradientSource {
   @Override
   public CommHook.Pending start(Bucket bucket) {
     started.add(bucket.index());
-    Work w =
+    return CommHook.Pending.of(
         group.allReduce(
-            HostBuffer.of(gradient).slice(bucket.offset(), bucket.length()), ReduceOp.SUM);
-    return new CommHook.Pending() {
-      @Override
-      public Work work() {
-        return w;
-      }
-
-      @Override
-      public void finish() {}
-    };
+            HostBuffer.of(gradient).slice(bucket.offset(), bucket.length()), ReduceOp.SUM));
   }
 
   @Override
