@@ -9,6 +9,7 @@ import dev.ddp4j.runtime.bucket.BucketPlan;
 import dev.ddp4j.runtime.bucket.GradientReducer;
 import dev.ddp4j.runtime.cuda.DeviceGradients;
 import dev.ddp4j.runtime.cuda.DeviceTrace;
+import dev.ddp4j.runtime.trace.Timeline;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -73,8 +74,10 @@ public final class SyntheticDdpBench {
       BucketPlan plan =
           BucketPlan.of(model.ranges(), 4, spec.firstBucketBytes(), spec.bucketCapBytes());
       try (GradientReducer engine =
-          DeviceGradients.engine(
-              pg, plan, model.gradient(), ReduceOp.AVG, trace, spec.commPriority())) {
+          new GradientReducer(
+              new DeviceGradients(
+                  pg, plan, model.gradient(), ReduceOp.AVG, trace, spec.commPriority()),
+              Timeline.disabled())) {
         double ddpMs = time(model, engine, steps, compute, pg);
         if (lead) {
           System.out.printf(

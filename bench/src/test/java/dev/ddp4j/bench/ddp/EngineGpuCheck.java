@@ -13,6 +13,7 @@ import dev.ddp4j.runtime.bucket.GradientReducer;
 import dev.ddp4j.runtime.cuda.CommStream.Priority;
 import dev.ddp4j.runtime.cuda.DeviceGradients;
 import dev.ddp4j.runtime.cuda.DeviceTrace;
+import dev.ddp4j.runtime.trace.Timeline;
 import java.time.Duration;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
@@ -62,8 +63,10 @@ public final class EngineGpuCheck {
     try (SyntheticModel m = new SyntheticModel(pg.deviceIndex(), Cu.handle(s), params, ns)) {
       BucketPlan plan = BucketPlan.of(m.ranges(), 4, 1 << 20, 2 << 20);
       try (GradientReducer engine =
-          DeviceGradients.engine(
-              pg, plan, m.gradient(), ReduceOp.AVG, DeviceTrace.disabled(), Priority.HIGHEST)) {
+          new GradientReducer(
+              new DeviceGradients(
+                  pg, plan, m.gradient(), ReduceOp.AVG, DeviceTrace.disabled(), Priority.HIGHEST),
+              Timeline.disabled())) {
         for (int step = 0; step < 2; step++) {
           SyntheticDdpBench.step(m, engine, DeviceTrace.disabled(), pg.rank());
         }
@@ -111,7 +114,9 @@ public final class EngineGpuCheck {
       BucketPlan plan = BucketPlan.of(m.ranges(), 4, 1 << 20, 25 << 20);
       DeviceTrace trace = DeviceTrace.enabled();
       try (GradientReducer engine =
-          DeviceGradients.engine(pg, plan, m.gradient(), ReduceOp.AVG, trace, Priority.HIGHEST)) {
+          new GradientReducer(
+              new DeviceGradients(pg, plan, m.gradient(), ReduceOp.AVG, trace, Priority.HIGHEST),
+              Timeline.disabled())) {
         SyntheticDdpBench.step(m, engine, DeviceTrace.disabled(), pg.rank());
         Cu.check(JCudaDriver.cuStreamSynchronize(s), "cuStreamSynchronize");
         pg.barrier().await(timeoutOf());

@@ -10,7 +10,6 @@ import dev.ddp4j.runtime.bucket.BucketPlan;
 import dev.ddp4j.runtime.bucket.GradientReducer;
 import dev.ddp4j.runtime.bucket.GradientSource;
 import dev.ddp4j.runtime.comm.CommHook;
-import dev.ddp4j.runtime.trace.Timeline;
 
 /**
  * The {@link GradientSource} of a flat gradient in device memory, of any producer, without the host
@@ -18,7 +17,9 @@ import dev.ddp4j.runtime.trace.Timeline;
  * engine, every bucket now complete gets its all-reduce queued on the {@link CommStream} behind
  * everything queued so far on the compute stream; {@link #joinConsumer} makes the compute stream
  * wait on the last all-reduce, so the optimizer step queued after {@link
- * GradientReducer#finishStep} reads the reduced gradient. No call blocks the host.
+ * GradientReducer#finishStep} reads the reduced gradient. No call blocks the host. The engine over
+ * it: {@code new GradientReducer(new DeviceGradients(...), Timeline.disabled())}; closing the
+ * engine closes the communication stream.
  *
  * <pre>
  *   compute: bwd L3 ─rec e0─ bwd L2 ── bwd L1 ─rec e1─ bwd L0 ─rec e2─ wait(done) ─ optimizer
@@ -71,21 +72,6 @@ public final class DeviceGradients implements GradientSource {
     this.trace = trace;
     this.compute = gradient.stream();
     this.comm = new CommStream(priority);
-  }
-
-  /**
-   * The bucket engine over {@code gradient} (see the constructor for the arguments); closing the
-   * engine closes the communication stream.
-   */
-  public static GradientReducer engine(
-      ProcessGroup group,
-      BucketPlan plan,
-      DeviceBuffer gradient,
-      ReduceOp op,
-      DeviceTrace trace,
-      CommStream.Priority priority) {
-    return new GradientReducer(
-        new DeviceGradients(group, plan, gradient, op, trace, priority), Timeline.disabled());
   }
 
   @Override
