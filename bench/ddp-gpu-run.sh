@@ -16,20 +16,21 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 java="$bundle/jre/bin/java"
 nproc=${NPROC:-$(nvidia-smi -L | wc -l)}
 configs=${CONFIGS:-"8x16.75M:1500 8x16.75M:10900 4x67.25M:6100 16x4.1875M:22200"}
-testcp="$bundle/launcher.jar:$here/ddp-runtime.jar:$here/ddp-runtime-tests.jar:$bundle/lib/collectives-test-classes.jar"
+ddpcp="$here/ddp-runtime.jar:$here/ddp-bench.jar"
+testcp="$bundle/launcher.jar:$ddpcp:$here/ddp-bench-tests.jar:$bundle/lib/collectives-test-classes.jar"
 for j in "$bundle"/lib/junit-*.jar "$bundle"/lib/opentest4j-*.jar "$bundle"/lib/apiguardian-*.jar "$bundle"/lib/assertj-*.jar; do
   testcp="$testcp:$j"
 done
 for step in ${STEPS:-tests ddp4j pytorch}; do
   start=$(date +%s)
   case $step in
-    tests) timeout 100 "$java" -cp "$testcp" dev.ddp4j.runtime.cuda.RuntimeGpuTestMain > "$out/tests.log" 2>&1; rc=$? ;;
+    tests) timeout 100 "$java" -cp "$testcp" dev.ddp4j.bench.ddp.DdpGpuTestMain > "$out/tests.log" 2>&1; rc=$? ;;
     ddp4j)
       rc=0; first=1
       for c in $configs; do
         trace=(); [ $first = 1 ] && trace=(--trace "$out/trace-${c%%:*}-${c##*:}us")
         first=0
-        timeout 60 "$java" -jar "$bundle/launcher.jar" bench ddp --classpath "$here/ddp-runtime.jar" \
+        timeout 60 "$java" -jar "$bundle/launcher.jar" bench ddp --classpath "$ddpcp" \
           --nproc-per-node="$nproc" --layers "${c%%:*}" --backward-us "${c##*:}" "${trace[@]}" \
           >> "$out/ddp4j.log" 2>&1 || rc=$?
       done ;;
@@ -41,14 +42,14 @@ for step in ${STEPS:-tests ddp4j pytorch}; do
           label=${v%%:*}; spec=${v#"$label"}; spec=${spec#:}
           envs=${spec%%+*}; extra=""; [[ $spec == *+* ]] && extra=${spec#*+}
           echo "SWEEP variant=$label rep=$rep env=$envs args=$extra" >> "$out/sweep.log"
-          env ${envs//,/ } timeout 60 "$java" -jar "$bundle/launcher.jar" bench ddp --classpath "$here/ddp-runtime.jar" \
+          env ${envs//,/ } timeout 60 "$java" -jar "$bundle/launcher.jar" bench ddp --classpath "$ddpcp" \
             --nproc-per-node="$nproc" --layers "${c%%:*}" --backward-us "${c##*:}" ${extra//,/ } \
             >> "$out/sweep.log" 2>&1 || rc=$?
         done
       done ;;
     placement)
       DDP4J_DEBUG=INFO timeout 60 "$java" -jar "$bundle/launcher.jar" --nproc-per-node=gpu \
-        --classpath "$here/ddp-runtime.jar:$here/ddp-runtime-tests.jar" dev.ddp4j.runtime.cuda.PlacementReport \
+        --classpath "$here/ddp-bench-tests.jar" dev.ddp4j.bench.ddp.PlacementReport \
         > "$out/placement.log" 2>&1; rc=$?
       command -v numactl >> "$out/placement.log" 2>&1 || echo "numactl: not installed" >> "$out/placement.log" ;;
     pytorch)

@@ -2,10 +2,12 @@ package dev.ddp4j.runtime;
 
 import dev.ddp4j.HostBuffer;
 import dev.ddp4j.ProcessGroup;
-import dev.ddp4j.collectives.cpu.DebugLog;
+import dev.ddp4j.collectives.log.DebugLog;
 import dev.ddp4j.runtime.bucket.BucketPlan;
 import dev.ddp4j.runtime.bucket.GradientReducer;
+import dev.ddp4j.runtime.bucket.Nd4jGradients;
 import dev.ddp4j.runtime.bucket.ParamRange;
+import dev.ddp4j.runtime.comm.CommHook;
 import dev.ddp4j.runtime.comm.NdBuffers;
 import dev.ddp4j.runtime.hook.BackwardHookLayer;
 import dev.ddp4j.runtime.model.GraphAdapter;
@@ -55,7 +57,9 @@ public final class DdpModel implements AutoCloseable {
 
   private final ModelAdapter adapter;
   private final ProcessGroup group;
+  private final DebugLog log;
   private final Timeline timeline;
+  private final Nd4jGradients gradients;
   private final GradientReducer reducer;
   private final NdCollectives collectives;
   private final StepListener listener = new StepListener();
@@ -76,6 +80,7 @@ public final class DdpModel implements AutoCloseable {
   private DdpModel(ModelAdapter adapter, ProcessGroup group, DdpOptions options) {
     this.adapter = adapter;
     this.group = group;
+    this.log = new DebugLog(System.getenv(), group.rank());
     this.timeline =
         options.timelinePattern() == null
             ? Timeline.disabled()
@@ -94,8 +99,20 @@ public final class DdpModel implements AutoCloseable {
       // Host buffers on ND4J's CPU backend; device buffers on ND4J's stream for ND4J CUDA + cuda
       // group.
       this.collectives = NdCollectives.of(group);
-      this.reducer =
-          new GradientReducer(group, plan, collectives.hook(options.commHook()), timeline);
+      CommHook hook = collectives.hook(options.commHook());
+      this.gradients = new Nd4jGradients(group, plan, hook);
+      this.reducer = new GradientReducer(gradients, timeline);
+      if (group.rank() == 0 && log.enabled(DebugLog.Level.INFO)) {
+        log.log(
+            DebugLog.Level.INFO,
+            String.format(
+                "DdpModel: %d ranks, %s; comm hook %s on %s memory%s",
+                group.size(),
+                plan,
+                hook.name(),
+                collectives.onDevice() ? "device" : "host",
+                sharedBlock != null ? " (gradients in the group's shared memory)" : ""));
+      }
       broadcastState();
       adapter.wrapHiddenLayers(
           new HookListener(),
@@ -115,7 +132,6 @@ public final class DdpModel implements AutoCloseable {
     if (group.size() == 1 || group.rank() != 0) {
       return;
     }
-    DebugLog log = new DebugLog(System.getenv(), group.rank());
     for (String limit : ParityLimits.of(adapter.layers(), options.syncBatchNorm())) {
       log.log(DebugLog.Level.WARN, "DdpModel: " + limit);
     }
@@ -221,14 +237,13 @@ public final class DdpModel implements AutoCloseable {
       flags = collectives.sum(flags);
       if (flags[0] < group.size()) {
         if (has) {
-          new DebugLog(System.getenv(), group.rank())
-              .log(
-                  DebugLog.Level.WARN,
-                  String.format(
-                      "%d of %d ranks ran out of data after %d steps of this epoch; this rank skips"
-                          + " its remaining batches (shard with DistributedDataSetIterator to keep"
-                          + " ranks even)",
-                      group.size() - flags[0], group.size(), step));
+          log.log(
+              DebugLog.Level.WARN,
+              String.format(
+                  "%d of %d ranks ran out of data after %d steps of this epoch; this rank skips"
+                      + " its remaining batches (shard with DistributedDataSetIterator to keep"
+                      + " ranks even)",
+                  group.size() - flags[0], group.size(), step));
         }
         break;
       }
@@ -253,7 +268,8 @@ public final class DdpModel implements AutoCloseable {
   private void runStep(DataSet data) {
     stepExamples = data.numExamples();
     syncedSegments = 0;
-    reducer.beginStep(adapter.gradients(), accumulatedExamples > 0 ? accumulated : null);
+    gradients.bind(adapter.gradients(), accumulatedExamples > 0 ? accumulated : null);
+    reducer.beginStep();
     long t0 = System.nanoTime();
     adapter.fit(data);
     if (syncedSegments == 0) {
@@ -286,7 +302,8 @@ public final class DdpModel implements AutoCloseable {
    * Runs after backward, before the updater: waits for all buckets and weights the summed gradient.
    */
   private void onGradientsComputed() {
-    reducer.finishStep(group.timeout());
+    reducer.finishStep();
+    reducer.awaitStep(group.timeout());
     if (globalExamplesWork != null) {
       globalExamples = globalExamplesWork.await(group.timeout())[0];
       globalExamplesWork = null;
@@ -309,7 +326,8 @@ public final class DdpModel implements AutoCloseable {
     // onGradientCalculation: arm for the next one now, so its backward hooks launch buckets too.
     // noSync() refuses truncated BPTT, so no accumulated gradient is left for later segments.
     syncedSegments++;
-    reducer.beginStep(g, null);
+    gradients.bind(g, null);
+    reducer.beginStep();
   }
 
   /**
@@ -392,6 +410,7 @@ public final class DdpModel implements AutoCloseable {
     closed = true;
     adapter.removeListener(listener);
     adapter.unwrapHiddenLayers();
+    reducer.close();
     moveGradientsHome();
     try {
       timeline.write();

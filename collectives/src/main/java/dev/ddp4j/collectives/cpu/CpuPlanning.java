@@ -1,6 +1,7 @@
 package dev.ddp4j.collectives.cpu;
 
 import dev.ddp4j.Store;
+import dev.ddp4j.collectives.log.DebugLog;
 import dev.ddp4j.collectives.plan.Algorithm;
 import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.plan.PlanAgreement;

@@ -11,6 +11,7 @@ import dev.ddp4j.TensorBuffer;
 import dev.ddp4j.Work;
 import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.cpu.CollectiveMeta.Kind;
+import dev.ddp4j.collectives.log.DebugLog;
 import dev.ddp4j.collectives.plan.Algorithm;
 import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.plan.PlanCompiler;

@@ -8,7 +8,7 @@ import dev.ddp4j.Store;
 import dev.ddp4j.TensorBuffer;
 import dev.ddp4j.Work;
 import dev.ddp4j.WorkerEnvironment;
-import dev.ddp4j.collectives.cpu.DebugLog;
+import dev.ddp4j.collectives.log.DebugLog;
 import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.plan.PlanAgreement;
 import dev.ddp4j.collectives.plan.PlannerOptions;

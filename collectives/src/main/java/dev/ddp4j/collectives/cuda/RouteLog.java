@@ -1,6 +1,6 @@
 package dev.ddp4j.collectives.cuda;
 
-import dev.ddp4j.collectives.cpu.DebugLog;
+import dev.ddp4j.collectives.log.DebugLog;
 import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.plan.PlanDigest;
 import dev.ddp4j.collectives.plan.PlanSummary;

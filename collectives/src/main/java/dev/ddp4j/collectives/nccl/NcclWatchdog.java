@@ -1,7 +1,7 @@
 package dev.ddp4j.collectives.nccl;
 
-import dev.ddp4j.collectives.cpu.DebugLog;
 import dev.ddp4j.collectives.cuda.CudaWork;
+import dev.ddp4j.collectives.log.DebugLog;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;

@@ -3,7 +3,7 @@ package dev.ddp4j.collectives.stall;
 import dev.ddp4j.ConfigException;
 import dev.ddp4j.Store;
 import dev.ddp4j.Work;
-import dev.ddp4j.collectives.cpu.DebugLog;
+import dev.ddp4j.collectives.log.DebugLog;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -3,6 +3,7 @@ package dev.ddp4j.collectives.cpu;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ddp4j.CollectiveMismatchException;
+import dev.ddp4j.collectives.log.DebugLog;
 import dev.ddp4j.collectives.plan.Algorithm;
 import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.plan.PlanDigest;

@@ -1,107 +1,69 @@
 package dev.ddp4j.runtime.bucket;
 
-import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.runtime.comm.CommHook;
 import dev.ddp4j.runtime.trace.Timeline;
 import java.time.Duration;
-import org.nd4j.linalg.api.memory.MemoryWorkspace;
-import org.nd4j.linalg.api.ndarray.INDArray;
-import org.nd4j.linalg.factory.Nd4j;
-import org.nd4j.linalg.indexing.NDArrayIndex;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The bucket engine of one model: during backward it is told which layers' gradients are final and
- * starts each bucket's all-reduce as soon as the bucket is complete, in bucket order (the same on
- * every rank, so every rank issues the same sequence of collectives); at the end of backward it
- * starts what is left and waits for all.
+ * The bucket engine: during backward it is told which layers' gradients are final and starts each
+ * bucket's reduction as soon as the bucket is complete, in bucket order (the same on every rank, so
+ * every rank issues the same sequence of collectives); at the end of backward it starts what is
+ * left, and {@link #awaitStep} waits for all.
  *
  * <pre>
- *   backward:  layer 3 ──▶ layer 2 ──▶ layer 1 ──▶ layer 0 ──▶ finish()
- *   comm:            bucket 0 ═════╗  bucket 1 ═══════╗      bucket 2 ══╗ wait
+ *   backward:  layer 3 ──▶ layer 2 ──▶ layer 1 ──▶ layer 0 ──▶ finishStep ─ awaitStep
+ *   comm:            bucket 0 ═════╗  bucket 1 ═══════╗      bucket 2 ══╗  (wait)
  * </pre>
  *
- * With gradient accumulation ({@code noSync} steps before), the accumulated gradient is added into
- * each bucket just before it is sent. Not thread safe: driven by the training thread.
+ * Where the gradient lives is its {@link GradientSource}'s business: the model's ND4J array, whose
+ * buckets go through a comm hook and whose updater reads the gradient after the host waited ({@link
+ * Nd4jGradients}), or a device buffer, whose buckets are queued on a communication stream and whose
+ * optimizer, queued behind {@link #finishStep} on the compute stream, waits on the GPU ({@code
+ * DeviceGradients}): there no call blocks the host until {@link #awaitStep}.
+ *
+ * <p>One step: {@link #beginStep} arms the engine, {@link #layerReady} starts the buckets backward
+ * has completed, {@link #finishStep} starts the rest and disarms, {@link #awaitStep} waits for the
+ * step's buckets (each up to its timeout; a timed-out wait can be repeated, the collective keeps
+ * running) and finishes them (e.g. decompresses). {@link #disarm} ends an armed step that saw no
+ * backward. Not thread safe: driven by the training thread.
  */
-public final class GradientReducer {
+public final class GradientReducer implements AutoCloseable {
 
-  private final ProcessGroup group;
+  private final GradientSource source;
   private final BucketPlan plan;
-  private final CommHook hook;
   private final Timeline timeline;
+  // The step's reductions in flight, by bucket; null once finished (or before launch).
   private final CommHook.Pending[] pending;
-  private final INDArray[] bucketViews;
-  private final INDArray[] accumulatedViews;
-  // The arrays the cached bucket views slice; views are rebuilt only when the model hands out new
-  // arrays.
-  private INDArray gradientSeen;
-  private INDArray accumulatedSeen;
-  private boolean addAccumulated;
   private int launched;
   private boolean active;
-  private final java.util.concurrent.atomic.AtomicLong commNanos =
-      new java.util.concurrent.atomic.AtomicLong();
+  private final AtomicLong commNanos = new AtomicLong();
   private long exposedNanos;
 
-  public GradientReducer(ProcessGroup group, BucketPlan plan, CommHook hook, Timeline timeline) {
-    this.group = group;
-    this.plan = plan;
-    this.hook = hook;
+  /**
+   * @param timeline where host-timed reductions and the wait are recorded, or {@link
+   *     Timeline#disabled()}
+   */
+  public GradientReducer(GradientSource source, Timeline timeline) {
+    this.source = source;
+    this.plan = source.plan();
     this.timeline = timeline;
-    int n = plan.buckets().size();
-    this.pending = new CommHook.Pending[n];
-    this.bucketViews = new INDArray[n];
-    this.accumulatedViews = new INDArray[n];
+    this.pending = new CommHook.Pending[plan.buckets().size()];
   }
 
   public BucketPlan plan() {
     return plan;
   }
 
-  /**
-   * Arms the engine for one synchronised step over {@code gradient} (the model's flat gradient
-   * view), adding {@code accumulated} (or nothing, if null) into each bucket before it is sent.
-   */
-  public void beginStep(INDArray gradient, INDArray accumulated) {
-    if (gradient.length() != plan.totalLength()) {
-      throw new IllegalStateException(
-          "the model's gradient has "
-              + gradient.length()
-              + " elements but the buckets cover "
-              + plan.totalLength());
-    }
-    try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
-      if (gradient != gradientSeen) {
-        slice(gradient, bucketViews);
-        gradientSeen = gradient;
-      }
-      if (accumulated != null && accumulated != accumulatedSeen) {
-        slice(accumulated, accumulatedViews);
-        accumulatedSeen = accumulated;
-      }
-    }
-    addAccumulated = accumulated != null;
+  /** Arms the engine for one synchronised step. */
+  public void beginStep() {
     launched = 0;
     active = true;
   }
 
-  private void slice(INDArray flat, INDArray[] views) {
-    INDArray vector = flat.reshape(flat.length());
-    if (vector.data().address() != flat.data().address()) {
-      // A copy would be reduced instead of the model's gradient; DL4J's flat views are contiguous,
-      // so this
-      // only fails if the model's gradient buffer is not one flat array.
-      throw new IllegalStateException(
-          "the model's gradient view is not one contiguous flat buffer");
-    }
-    for (Bucket b : plan.buckets()) {
-      views[b.index()] = vector.get(NDArrayIndex.interval(b.offset(), b.end()));
-    }
-  }
-
   /**
-   * Backward has finished layer {@code layer} and every layer above it: start the buckets now
-   * complete.
+   * Backward has finished (or, on a GPU, queued) layer {@code layer} and every layer above it:
+   * start the buckets now complete.
    */
   public void layerReady(int layer) {
     if (!active) {
@@ -113,31 +75,29 @@ public final class GradientReducer {
   }
 
   private void launch(int b) {
-    try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
-      if (addAccumulated) {
-        bucketViews[b].addi(accumulatedViews[b]);
-        accumulatedViews[b].assign(0);
-      }
-      long startNs = System.nanoTime();
-      CommHook.Pending p = hook.start(group, bucketViews[b]);
-      pending[b] = p;
+    Bucket bucket = plan.buckets().get(b);
+    long startNs = System.nanoTime();
+    CommHook.Pending p = source.start(bucket);
+    pending[b] = p;
+    if (!source.timedOnHost()) {
+      return;
+    }
+    p.work()
+        .toCompletableFuture()
+        .whenComplete((v, e) -> commNanos.addAndGet(System.nanoTime() - startNs));
+    if (timeline.enabled()) {
+      String name = "allreduce bucket " + b + " (" + bucket.length() + " elements)";
       p.work()
           .toCompletableFuture()
-          .whenComplete((v, e) -> commNanos.addAndGet(System.nanoTime() - startNs));
-      if (timeline.enabled()) {
-        String name = "allreduce bucket " + b + " (" + bucketViews[b].length() + " elements)";
-        p.work()
-            .toCompletableFuture()
-            .whenComplete((v, e) -> timeline.record(name, Timeline.COMM, startNs));
-      }
+          .whenComplete((v, e) -> timeline.record(name, Timeline.COMM, startNs));
     }
   }
 
   /**
-   * Starts every bucket not started yet, waits for all (each up to {@code timeout}), and leaves the
-   * sum over ranks in the gradient.
+   * Starts every bucket not started yet and orders the gradient's consumer after all of them (see
+   * {@link GradientSource#joinConsumer}); disarms. Does not wait: {@link #awaitStep} does.
    */
-  public void finishStep(Duration timeout) {
+  public void finishStep() {
     if (!active) {
       throw new IllegalStateException("finishStep without beginStep");
     }
@@ -145,19 +105,35 @@ public final class GradientReducer {
       while (launched < pending.length) {
         launch(launched++);
       }
-      long waitNs = System.nanoTime();
-      try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
-        for (int b = 0; b < pending.length; b++) {
-          pending[b].work().await(timeout);
-          pending[b].finish();
-          pending[b] = null;
-        }
-      }
-      exposedNanos += System.nanoTime() - waitNs;
-      timeline.record("wait for gradients", Timeline.COMPUTE, waitNs);
+      source.joinConsumer();
     } finally {
       active = false;
     }
+  }
+
+  /**
+   * Waits for every bucket of the last finished step (each up to {@code timeout}) and finishes it:
+   * afterwards the gradient holds the reduction over ranks, as the host sees it.
+   *
+   * @throws dev.ddp4j.DdpTimeoutException if a bucket is not done within {@code timeout} (a later
+   *     call waits again for it and the ones after it)
+   * @throws dev.ddp4j.DdpException if a bucket's collective failed
+   */
+  public void awaitStep(Duration timeout) {
+    if (active) {
+      throw new IllegalStateException(
+          "awaitStep before finishStep: the step's buckets are not all started");
+    }
+    long waitNs = System.nanoTime();
+    for (int b = 0; b < pending.length; b++) {
+      if (pending[b] != null) {
+        pending[b].work().await(timeout);
+        pending[b].finish();
+        pending[b] = null;
+      }
+    }
+    exposedNanos += System.nanoTime() - waitNs;
+    timeline.record("wait for gradients", Timeline.COMPUTE, waitNs);
   }
 
   /**
@@ -174,14 +150,17 @@ public final class GradientReducer {
     active = false;
   }
 
-  /** Total time buckets spent in flight, launch to completion, over all steps so far. */
+  /**
+   * Total time host-timed buckets spent in flight, launch to completion, over all steps so far (0
+   * for a device source: see {@link GradientSource#timedOnHost}).
+   */
   public long commNanos() {
     return commNanos.get();
   }
 
   /**
-   * Total time the training thread waited for buckets after backward, over all steps so far: the
-   * part of the communication backward did not hide.
+   * Total time the training thread waited in {@link #awaitStep}, over all steps so far: the part of
+   * the communication backward did not hide.
    */
   public long exposedNanos() {
     return exposedNanos;
@@ -190,5 +169,11 @@ public final class GradientReducer {
   /** Whether a step is armed: between {@link #beginStep} and {@link #finishStep}. */
   public boolean active() {
     return active;
+  }
+
+  /** Closes the source (a device source's stream, after its queued work). */
+  @Override
+  public void close() {
+    source.close();
   }
 }

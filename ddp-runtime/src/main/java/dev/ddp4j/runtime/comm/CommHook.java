@@ -24,6 +24,19 @@ public interface CommHook {
 
     /** After {@link #work()} completed: leaves the sum in the bucket (e.g. decompresses). */
     void finish();
+
+    /** A reduction in place: the sum is in the bucket once {@code work} completed. */
+    static Pending of(Work work) {
+      return new Pending() {
+        @Override
+        public Work work() {
+          return work;
+        }
+
+        @Override
+        public void finish() {}
+      };
+    }
   }
 
   /** The hook's name for logs: {@code allreduce}, {@code fp16}, {@code bf16}. */

@@ -17,16 +17,7 @@ public final class CommHooks {
     return new CommHook() {
       @Override
       public Pending start(ProcessGroup group, INDArray bucket) {
-        Work w = group.allReduce(NdBuffers.host(bucket), ReduceOp.SUM);
-        return new Pending() {
-          @Override
-          public Work work() {
-            return w;
-          }
-
-          @Override
-          public void finish() {}
-        };
+        return Pending.of(group.allReduce(NdBuffers.host(bucket), ReduceOp.SUM));
       }
 
       @Override

@@ -20,8 +20,8 @@ import jcuda.driver.JCudaDriver;
  *   comm:           wait ═ AR b0  wait ═ AR b1 ═ ... ─rec
  * </pre>
  *
- * Used by {@link DeviceGradientReducer} (device gradients of any producer) and by the ND4J CUDA
- * device comm hook. Create it with the group's context current; not thread safe.
+ * Used by {@link DeviceGradients} (device gradients of any producer) and by the ND4J CUDA device
+ * comm hook. Create it with the group's context current; not thread safe.
  */
 public final class CommStream implements AutoCloseable {
 

@@ -12,12 +12,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code launcher.jar bench ddp}: starts one rank JVM per GPU running ddp-runtime's synthetic GPU
- * model ({@code dev.ddp4j.runtime.cuda.SyntheticDdpBench}) on the cuda backend, which prints the
- * step time with and without the bucket engine's all-reduce and the overhead. The launcher does not
- * depend on ddp-runtime (shared/ARCHITECTURE.md, Modules), so the worker class is found by name on
- * the launcher's class path plus {@code --classpath}; the bundle's run-ddp-bench.sh puts both
- * there.
+ * {@code launcher.jar bench ddp}: starts one rank JVM per GPU running the bench module's synthetic
+ * GPU model ({@code dev.ddp4j.bench.ddp.SyntheticDdpBench}) on the cuda backend, which prints the
+ * step time with and without ddp-runtime's device bucket engine and the overhead. The launcher
+ * depends on neither module (measuring code and ddp-runtime stay out of launcher.jar), so the
+ * worker class is found by name on the launcher's class path plus {@code --classpath}; the GPU
+ * bundle's ddp/ddp-gpu-run.sh passes ddp-runtime.jar and ddp-bench.jar there.
  */
 @Command(
     name = "ddp",
@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
     })
 public final class BenchDdpCommand implements Callable<Integer> {
 
-  static final String WORKER = "dev.ddp4j.runtime.cuda.SyntheticDdpBench";
+  static final String WORKER = "dev.ddp4j.bench.ddp.SyntheticDdpBench";
 
   @Option(
       names = "--nproc-per-node",
@@ -87,7 +87,8 @@ public final class BenchDdpCommand implements Callable<Integer> {
   @Option(
       names = "--classpath",
       paramLabel = "PATH",
-      description = "Where ddp-runtime's classes are, if not on the launcher's class path.")
+      description =
+          "Where ddp-runtime's and the bench module's classes are, if not on the launcher's class path.")
   String classpath;
 
   @Option(
@@ -108,9 +109,10 @@ public final class BenchDdpCommand implements Callable<Integer> {
       throw new IllegalArgumentException(
           "bench ddp runs "
               + WORKER
-              + " from ddp-runtime, which is not on the class path "
+              + " from the bench module, which is not on the class path "
               + cp
-              + " (expected: --classpath path/to/ddp-runtime.jar; the bundle's ddp/ folder has it)");
+              + " (expected: --classpath ddp-runtime.jar:ddp-bench.jar; the GPU bundle's ddp/ folder"
+              + " has both)");
     }
     LocalBenchRanks.requireUsable("bench ddp", "cuda");
     return LocalBenchRanks.run(

@@ -1,5 +1,6 @@
-package dev.ddp4j.runtime.cuda;
+package dev.ddp4j.bench.ddp;
 
+import dev.ddp4j.runtime.cuda.DeviceTrace;
 import java.util.List;
 
 /**

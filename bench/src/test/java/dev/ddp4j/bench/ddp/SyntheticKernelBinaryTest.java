@@ -1,4 +1,4 @@
-package dev.ddp4j.runtime.cuda;
+package dev.ddp4j.bench.ddp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -13,7 +13,7 @@ class SyntheticKernelBinaryTest {
     KernelBinaries.assertBuiltFromSource(
         "src/main/cuda/ddp4j_synthetic.cu",
         SyntheticModel.RESOURCE,
-        "/dev/ddp4j/runtime/cuda/ddp4j_synthetic.sha256");
+        "/dev/ddp4j/bench/ddp/ddp4j_synthetic.sha256");
     String text = KernelBinaries.text(SyntheticModel.RESOURCE);
     assertThat(text).contains("ddp4j_backward_spin").contains("ddp4j_sgd");
   }

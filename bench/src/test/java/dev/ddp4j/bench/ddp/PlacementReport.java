@@ -1,4 +1,4 @@
-package dev.ddp4j.runtime.cuda;
+package dev.ddp4j.bench.ddp;
 
 import dev.ddp4j.collectives.cuda.Cu;
 import java.io.IOException;
@@ -10,10 +10,10 @@ import jcuda.driver.JCudaDriver;
 
 /**
  * A worker for checking, on a GPU machine, what the launcher gave each rank: run as {@code
- * launcher.jar --nproc-per-node=gpu --classpath ... dev.ddp4j.runtime.cuda.PlacementReport}. Each
- * rank prints its LOCAL_RANK, the PCI bus id and NUMA node of the GPU the cuda backend would open
- * for it (device ordinal LOCAL_RANK), and the CPUs and memory nodes the kernel lets it use, so a
- * wrong GPU or a missing NUMA binding shows in one line per rank.
+ * launcher.jar --nproc-per-node=gpu --classpath ... dev.ddp4j.bench.ddp.PlacementReport}. Each rank
+ * prints its LOCAL_RANK, the PCI bus id and NUMA node of the GPU the cuda backend would open for it
+ * (device ordinal LOCAL_RANK), and the CPUs and memory nodes the kernel lets it use, so a wrong GPU
+ * or a missing NUMA binding shows in one line per rank.
  */
 public final class PlacementReport {
 

@@ -1,4 +1,4 @@
-package dev.ddp4j.examples.bench;
+package dev.ddp4j.bench.ddp;
 
 import dev.ddp4j.Ddp;
 import dev.ddp4j.HostBuffer;
@@ -27,8 +27,8 @@ import picocli.CommandLine.Option;
  * hid.
  *
  * <pre>
- * java -jar launcher/target/launcher.jar --nproc-per-node=2 --classpath examples/target/examples.jar \
- *     dev.ddp4j.examples.bench.DdpStepBench</pre>
+ * bash bench/ddp-step-bench.sh      (1, 2 and 4 ranks under the launcher; RANKS="2" for one count)
+ * </pre>
  */
 @Command(name = "DdpStepBench", mixinStandardHelpOptions = true)
 public final class DdpStepBench implements Callable<Integer> {

@@ -1,8 +1,9 @@
-package dev.ddp4j.runtime.cuda;
+package dev.ddp4j.bench.ddp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ddp4j.runtime.cuda.CommStream;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package dev.ddp4j.collectives.cpu;
+package dev.ddp4j.collectives.log;
 
 import java.util.ServiceLoader;
 import org.slf4j.Logger;

@@ -1,4 +1,4 @@
-package dev.ddp4j.runtime.cuda;
+package dev.ddp4j.bench.ddp;
 
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
@@ -15,9 +15,9 @@ import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
  * Runs the device engine's JUnit tests where there is no Maven (the GPU machine's bundle) and
  * prints one line per test; exit status 0 only if none failed.
  */
-public final class RuntimeGpuTestMain {
+public final class DdpGpuTestMain {
 
-  private RuntimeGpuTestMain() {}
+  private DdpGpuTestMain() {}
 
   public static void main(String[] args) {
     Launcher launcher = LauncherFactory.create();

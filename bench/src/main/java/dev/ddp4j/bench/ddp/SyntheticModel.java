@@ -1,9 +1,11 @@
-package dev.ddp4j.runtime.cuda;
+package dev.ddp4j.bench.ddp;
 
 import dev.ddp4j.DataType;
 import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.collectives.cuda.Cu;
+import dev.ddp4j.runtime.bucket.GradientReducer;
 import dev.ddp4j.runtime.bucket.ParamRange;
+import dev.ddp4j.runtime.cuda.DeviceTrace;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
@@ -25,7 +27,7 @@ import jcuda.driver.JCudaDriver;
  */
 public final class SyntheticModel implements AutoCloseable {
 
-  static final String RESOURCE = "/dev/ddp4j/runtime/cuda/ddp4j_synthetic.fatbin";
+  static final String RESOURCE = "/dev/ddp4j/bench/ddp/ddp4j_synthetic.fatbin";
   private static final int THREADS = 256;
   private static final int MAX_BLOCKS = 528;
 
@@ -97,7 +99,7 @@ public final class SyntheticModel implements AutoCloseable {
    * Queues backward, last layer first, on the compute stream, telling {@code engine} (null: no
    * communication) after each layer; spans go to {@code trace}.
    */
-  public void backward(DeviceGradientReducer engine, float scale, DeviceTrace trace) {
+  public void backward(GradientReducer engine, float scale, DeviceTrace trace) {
     for (int layer = layerParams.length - 1; layer >= 0; layer--) {
       int span = trace.begin("backward layer " + layer, DeviceTrace.COMPUTE, compute);
       launchSpin(layer, backwardNs[layer], scale);

@@ -1,4 +1,4 @@
-package dev.ddp4j.runtime.cuda;
+package dev.ddp4j.bench.ddp;
 
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.WorkerEnvironment;
@@ -9,6 +9,11 @@ import dev.ddp4j.collectives.cuda.harness.LocalRanks;
 import dev.ddp4j.collectives.nccl.NcclProcessGroup;
 import dev.ddp4j.collectives.store.FileStore;
 import dev.ddp4j.runtime.bucket.BucketPlan;
+import dev.ddp4j.runtime.bucket.GradientReducer;
+import dev.ddp4j.runtime.cuda.CommStream.Priority;
+import dev.ddp4j.runtime.cuda.DeviceGradients;
+import dev.ddp4j.runtime.cuda.DeviceTrace;
+import dev.ddp4j.runtime.trace.Timeline;
 import java.time.Duration;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
@@ -57,8 +62,11 @@ public final class EngineGpuCheck {
     CUstream s = stream();
     try (SyntheticModel m = new SyntheticModel(pg.deviceIndex(), Cu.handle(s), params, ns)) {
       BucketPlan plan = BucketPlan.of(m.ranges(), 4, 1 << 20, 2 << 20);
-      try (DeviceGradientReducer engine =
-          new DeviceGradientReducer(pg, plan, m.gradient(), ReduceOp.AVG, DeviceTrace.disabled())) {
+      try (GradientReducer engine =
+          new GradientReducer(
+              new DeviceGradients(
+                  pg, plan, m.gradient(), ReduceOp.AVG, DeviceTrace.disabled(), Priority.HIGHEST),
+              Timeline.disabled())) {
         for (int step = 0; step < 2; step++) {
           SyntheticDdpBench.step(m, engine, DeviceTrace.disabled(), pg.rank());
         }
@@ -105,8 +113,10 @@ public final class EngineGpuCheck {
     try (SyntheticModel m = new SyntheticModel(pg.deviceIndex(), Cu.handle(s), params, ns)) {
       BucketPlan plan = BucketPlan.of(m.ranges(), 4, 1 << 20, 25 << 20);
       DeviceTrace trace = DeviceTrace.enabled();
-      try (DeviceGradientReducer engine =
-          new DeviceGradientReducer(pg, plan, m.gradient(), ReduceOp.AVG, trace)) {
+      try (GradientReducer engine =
+          new GradientReducer(
+              new DeviceGradients(pg, plan, m.gradient(), ReduceOp.AVG, trace, Priority.HIGHEST),
+              Timeline.disabled())) {
         SyntheticDdpBench.step(m, engine, DeviceTrace.disabled(), pg.rank());
         Cu.check(JCudaDriver.cuStreamSynchronize(s), "cuStreamSynchronize");
         pg.barrier().await(timeoutOf());

@@ -1,4 +1,4 @@
-package dev.ddp4j.collectives.cpu;
+package dev.ddp4j.collectives.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,6 +22,7 @@ class DebugLogTest {
   public static final class Child {
     public static void main(String[] args) {
       DebugLog log = new DebugLog(System.getenv(), 3);
+      new DebugLog(System.getenv(), 3); // a second group or model: an unknown level is told once
       log.log(DebugLog.Level.WARN, "slow hop 0 -> 1");
       log.log(DebugLog.Level.INFO, "Channel 00/01 : 3[3] -> 0[0] via SHM over NODE");
       log.log(DebugLog.Level.TRACE, "allReduce #0 took 12 us");
@@ -52,6 +53,16 @@ class DebugLogTest {
         .contains(" [3] DDP4J INFO Channel 00/01 : 3[3] -> 0[0] via SHM over NODE")
         .doesNotContain("took 12 us")
         .doesNotContain("SLF4J:");
+  }
+
+  @Test
+  void anUnknownLevelShouldLogAtWarnAndSaySoOnce() throws Exception {
+    String out = run("verbose", System.getProperty("java.class.path"), false);
+    assertThat(out).contains(" [3] DDP4J WARN slow hop 0 -> 1").doesNotContain("via SHM");
+    String told =
+        "DDP4J WARN DDP4J_DEBUG=verbose is not a level (expected: WARN, INFO or TRACE; also VERSION,"
+            + " DETAIL); logging at WARN";
+    assertThat(out).containsOnlyOnce(told);
   }
 
   private static String run(String level, String classPath, boolean withoutNop) throws Exception {

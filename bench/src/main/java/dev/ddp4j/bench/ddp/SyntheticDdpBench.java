@@ -1,4 +1,4 @@
-package dev.ddp4j.runtime.cuda;
+package dev.ddp4j.bench.ddp;
 
 import dev.ddp4j.Ddp;
 import dev.ddp4j.ProcessGroup;
@@ -6,6 +6,10 @@ import dev.ddp4j.ReduceOp;
 import dev.ddp4j.collectives.cuda.Cu;
 import dev.ddp4j.collectives.cuda.CudaProcessGroup;
 import dev.ddp4j.runtime.bucket.BucketPlan;
+import dev.ddp4j.runtime.bucket.GradientReducer;
+import dev.ddp4j.runtime.cuda.DeviceGradients;
+import dev.ddp4j.runtime.cuda.DeviceTrace;
+import dev.ddp4j.runtime.trace.Timeline;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -18,9 +22,10 @@ import jcuda.driver.JCudaDriver;
 /**
  * One rank of {@code launcher.jar bench ddp}: joins the job with {@link Ddp#init()} (the cuda
  * backend), builds a {@link SyntheticModel}, and times training steps (backward, then SGD) with and
- * without the {@link DeviceGradientReducer}'s all-reduce; rank 0 prints the calibration of the spin
- * kernel, both step times and the overhead, and where the first bucket started relative to the end
- * of backward in a traced step (written as a Chrome trace when {@code --trace} is given).
+ * without the device bucket engine's ({@link DeviceGradients}) all-reduce; rank 0 prints the
+ * calibration of the spin kernel, both step times and the overhead, and where the first bucket
+ * started relative to the end of backward in a traced step (written as a Chrome trace when {@code
+ * --trace} is given).
  *
  * <p>Arguments: {@code --layers SIZES --backward-us TIMES [--steps N] [--trace FILE]
  * [--first-bucket-mb MIB] [--bucket-cap-mb MIB] [--comm-priority highest|normal]}; see {@link
@@ -68,9 +73,11 @@ public final class SyntheticDdpBench {
       DeviceTrace trace = spec.traceFile() != null ? DeviceTrace.enabled() : DeviceTrace.disabled();
       BucketPlan plan =
           BucketPlan.of(model.ranges(), 4, spec.firstBucketBytes(), spec.bucketCapBytes());
-      try (DeviceGradientReducer engine =
-          new DeviceGradientReducer(
-              pg, plan, model.gradient(), ReduceOp.AVG, trace, spec.commPriority())) {
+      try (GradientReducer engine =
+          new GradientReducer(
+              new DeviceGradients(
+                  pg, plan, model.gradient(), ReduceOp.AVG, trace, spec.commPriority()),
+              Timeline.disabled())) {
         double ddpMs = time(model, engine, steps, compute, pg);
         if (lead) {
           System.out.printf(
@@ -128,7 +135,7 @@ public final class SyntheticDdpBench {
   /** Mean wall time per step over {@code steps} steps after warm-up, ranks started together. */
   private static double time(
       SyntheticModel model,
-      DeviceGradientReducer engine,
+      GradientReducer engine,
       int steps,
       CUstream compute,
       CudaProcessGroup pg) {
@@ -146,8 +153,7 @@ public final class SyntheticDdpBench {
     return (System.nanoTime() - t0) / 1e6 / steps;
   }
 
-  static void step(
-      SyntheticModel model, DeviceGradientReducer engine, DeviceTrace trace, int rank) {
+  static void step(SyntheticModel model, GradientReducer engine, DeviceTrace trace, int rank) {
     if (engine != null) {
       engine.beginStep();
     }
@@ -160,7 +166,7 @@ public final class SyntheticDdpBench {
 
   private static void traced(
       SyntheticModel model,
-      DeviceGradientReducer engine,
+      GradientReducer engine,
       DeviceTrace trace,
       CUstream compute,
       CudaProcessGroup pg,

@@ -1,0 +1,124 @@
+package dev.ddp4j.runtime.bucket;
+
+import dev.ddp4j.ProcessGroup;
+import dev.ddp4j.Work;
+import dev.ddp4j.runtime.comm.CommHook;
+import org.nd4j.linalg.api.memory.MemoryWorkspace;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.linalg.indexing.NDArrayIndex;
+
+/**
+ * The {@link GradientSource} of a DL4J model: its flat gradient as one ND4J array, each bucket an
+ * interval view of it handed to the {@link CommHook} (host memory on ND4J's CPU backend; on its
+ * CUDA backend the hook decides, see {@code NdCollectives.hook}). The updater reads the gradient
+ * after the engine's wait, so there is nothing to order on a GPU. With gradient accumulation
+ * ({@code noSync} steps before) the accumulated gradient is added into each bucket just before it
+ * is sent. ND4J calls run outside workspaces, as the hooks require.
+ */
+public final class Nd4jGradients implements GradientSource {
+
+  private final ProcessGroup group;
+  private final BucketPlan plan;
+  private final CommHook hook;
+  private final INDArray[] bucketViews;
+  private final INDArray[] accumulatedViews;
+  // The arrays the cached bucket views slice; views are rebuilt only when the model hands out new
+  // arrays.
+  private INDArray gradientSeen;
+  private INDArray accumulatedSeen;
+  private boolean addAccumulated;
+
+  public Nd4jGradients(ProcessGroup group, BucketPlan plan, CommHook hook) {
+    this.group = group;
+    this.plan = plan;
+    this.hook = hook;
+    int n = plan.buckets().size();
+    this.bucketViews = new INDArray[n];
+    this.accumulatedViews = new INDArray[n];
+  }
+
+  @Override
+  public BucketPlan plan() {
+    return plan;
+  }
+
+  /**
+   * Points the next step's buckets at {@code gradient} (the model's flat gradient view), adding
+   * {@code accumulated} (or nothing, if null) into each bucket before it is sent. Call before the
+   * engine's {@code beginStep}.
+   */
+  public void bind(INDArray gradient, INDArray accumulated) {
+    if (gradient.length() != plan.totalLength()) {
+      throw new IllegalStateException(
+          "the model's gradient has "
+              + gradient.length()
+              + " elements but the buckets cover "
+              + plan.totalLength());
+    }
+    try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
+      if (gradient != gradientSeen) {
+        slice(gradient, bucketViews);
+        gradientSeen = gradient;
+      }
+      if (accumulated != null && accumulated != accumulatedSeen) {
+        slice(accumulated, accumulatedViews);
+        accumulatedSeen = accumulated;
+      }
+    }
+    addAccumulated = accumulated != null;
+  }
+
+  private void slice(INDArray flat, INDArray[] views) {
+    INDArray vector = flat.reshape(flat.length());
+    if (vector.data().address() != flat.data().address()) {
+      // A copy would be reduced instead of the model's gradient; DL4J's flat views are contiguous,
+      // so this only fails if the model's gradient buffer is not one flat array.
+      throw new IllegalStateException(
+          "the model's gradient view is not one contiguous flat buffer");
+    }
+    for (Bucket b : plan.buckets()) {
+      views[b.index()] = vector.get(NDArrayIndex.interval(b.offset(), b.end()));
+    }
+  }
+
+  @Override
+  public CommHook.Pending start(Bucket bucket) {
+    int b = bucket.index();
+    if (bucketViews[b] == null) {
+      throw new IllegalStateException("bucket " + b + " started before bind(gradient, ...)");
+    }
+    CommHook.Pending p;
+    try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
+      if (addAccumulated) {
+        bucketViews[b].addi(accumulatedViews[b]);
+        accumulatedViews[b].assign(0);
+      }
+      p = hook.start(group, bucketViews[b]);
+    }
+    return new CommHook.Pending() {
+      @Override
+      public Work work() {
+        return p.work();
+      }
+
+      @Override
+      public void finish() {
+        try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
+          p.finish();
+        }
+      }
+    };
+  }
+
+  @Override
+  public void joinConsumer() {}
+
+  @Override
+  public boolean timedOnHost() {
+    return true;
+  }
+
+  @Override
+  public void close() {}
+}
