@@ -48,7 +48,7 @@ public final class GpuHarness {
             nproc,
             GpuHarness.class.getName(),
             workerArgs,
-            List.of("-Xmx4g", "-XX:MaxDirectMemorySize=6g"),
+            rankMemory(nproc),
             Duration.ofMinutes(8),
             fakeHosts(rest));
     System.out.print(r.outputs().get(0));
@@ -74,6 +74,22 @@ public final class GpuHarness {
    * on fake host 0, K..2K-1 on host 1, ... (their own DDP4J_HOST_ID, LOCAL_RANK and
    * LOCAL_WORLD_SIZE), so that one machine runs a multi-host cuda group.
    */
+  /**
+   * Heap and direct-memory caps per rank JVM: 4 and 6 GiB up to 8 ranks, shrunk so that all ranks
+   * together stay within 3/4 of the machine's memory (32 ranks at 4 + 6 GiB on the 128 GiB GPU
+   * machine had the kernel kill a rank mid-run).
+   */
+  static List<String> rankMemory(int ranks) {
+    long total =
+        ((com.sun.management.OperatingSystemMXBean)
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+            .getTotalMemorySize();
+    long perRankMib = total / 4 * 3 / Math.max(1, ranks) >> 20;
+    long heapMib = Math.max(512, Math.min(4096, perRankMib * 2 / 5));
+    long directMib = Math.max(512, Math.min(6144, perRankMib * 3 / 5));
+    return List.of("-Xmx" + heapMib + "m", "-XX:MaxDirectMemorySize=" + directMib + "m");
+  }
+
   private static java.util.Map<String, String> fakeHosts(List<String> args) {
     if (args.contains("--host-per-rank")) {
       return java.util.Map.of("DDP4J_HOST_ID", "host{rank}");
