@@ -2,7 +2,7 @@ package dev.ddp4j.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ddp4j.collectives.cuda.FatBinaryArchitectures;
+import dev.ddp4j.collectives.gpu.FatBinaryArchitectures;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -3,7 +3,7 @@ package dev.ddp4j.bench.ddp;
 import dev.ddp4j.Ddp;
 import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.ReduceOp;
-import dev.ddp4j.collectives.cuda.Cu;
+import dev.ddp4j.collectives.gpu.Cu;
 import dev.ddp4j.collectives.cuda.CudaProcessGroup;
 import dev.ddp4j.runtime.bucket.BucketPlan;
 import dev.ddp4j.runtime.bucket.GradientReducer;

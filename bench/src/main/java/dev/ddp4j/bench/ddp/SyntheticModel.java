@@ -2,7 +2,7 @@ package dev.ddp4j.bench.ddp;
 
 import dev.ddp4j.DataType;
 import dev.ddp4j.DeviceBuffer;
-import dev.ddp4j.collectives.cuda.Cu;
+import dev.ddp4j.collectives.gpu.Cu;
 import dev.ddp4j.runtime.bucket.GradientReducer;
 import dev.ddp4j.runtime.bucket.ParamRange;
 import dev.ddp4j.runtime.cuda.DeviceTrace;

@@ -1,6 +1,6 @@
 package dev.ddp4j.bench.ddp;
 
-import dev.ddp4j.collectives.cuda.Cu;
+import dev.ddp4j.collectives.gpu.Cu;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

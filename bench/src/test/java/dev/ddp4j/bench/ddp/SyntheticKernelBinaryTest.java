@@ -2,7 +2,7 @@ package dev.ddp4j.bench.ddp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ddp4j.collectives.cuda.FatBinaryArchitectures;
+import dev.ddp4j.collectives.gpu.FatBinaryArchitectures;
 import dev.ddp4j.testing.KernelBinaries;
 import org.junit.jupiter.api.Test;
 

@@ -2,6 +2,7 @@ package dev.ddp4j.collectives.cuda;
 
 import dev.ddp4j.DataType;
 import dev.ddp4j.ReduceOp;
+import dev.ddp4j.collectives.gpu.Cu;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;

@@ -3,6 +3,7 @@ package dev.ddp4j.collectives.cuda;
 import dev.ddp4j.DataType;
 import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.ReduceOp;
+import dev.ddp4j.collectives.gpu.Cu;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;

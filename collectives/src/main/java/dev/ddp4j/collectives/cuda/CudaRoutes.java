@@ -2,6 +2,7 @@ package dev.ddp4j.collectives.cuda;
 
 import dev.ddp4j.Store;
 import dev.ddp4j.WorkerEnvironment;
+import dev.ddp4j.collectives.gpu.EventPool;
 import dev.ddp4j.collectives.plan.Algorithm;
 import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.plan.PlannerOptions;

@@ -5,6 +5,7 @@ import dev.ddp4j.DdpException;
 import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.Work;
+import dev.ddp4j.collectives.gpu.Cu;
 import dev.ddp4j.collectives.log.DebugLog;
 import dev.ddp4j.collectives.plan.Algorithm;
 import dev.ddp4j.collectives.plan.InterHost;

@@ -1,6 +1,7 @@
 package dev.ddp4j.collectives.cuda;
 
 import dev.ddp4j.Store;
+import dev.ddp4j.collectives.gpu.Cu;
 import dev.ddp4j.collectives.transport.ShmSegment;
 import dev.ddp4j.collectives.transport.TransportConfig;
 import java.nio.charset.StandardCharsets;

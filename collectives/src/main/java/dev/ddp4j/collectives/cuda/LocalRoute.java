@@ -3,6 +3,7 @@ package dev.ddp4j.collectives.cuda;
 import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.Work;
+import dev.ddp4j.collectives.gpu.Cu;
 import java.util.List;
 import java.util.function.Supplier;
 import jcuda.driver.CUstream;

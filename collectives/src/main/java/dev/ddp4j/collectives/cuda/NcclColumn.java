@@ -3,6 +3,7 @@ package dev.ddp4j.collectives.cuda;
 import dev.ddp4j.DdpException;
 import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.ReduceOp;
+import dev.ddp4j.collectives.gpu.Cu;
 import dev.ddp4j.collectives.nccl.NcclProcessGroup;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,6 +2,7 @@ package dev.ddp4j.collectives.cuda;
 
 import dev.ddp4j.Store;
 import dev.ddp4j.collectives.cuda.PeerRouting.RankPeer;
+import dev.ddp4j.collectives.gpu.Cu;
 import dev.ddp4j.collectives.transport.NodeIdentity;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

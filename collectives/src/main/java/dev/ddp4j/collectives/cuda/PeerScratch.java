@@ -1,6 +1,8 @@
 package dev.ddp4j.collectives.cuda;
 
 import dev.ddp4j.Store;
+import dev.ddp4j.collectives.gpu.Cu;
+import dev.ddp4j.collectives.gpu.CudaException;
 import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,6 @@
 package dev.ddp4j.collectives.cuda;
 
+import dev.ddp4j.collectives.gpu.Cu;
 import dev.ddp4j.collectives.reduce.UnsafeMemory;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

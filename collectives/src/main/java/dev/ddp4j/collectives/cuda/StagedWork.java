@@ -3,6 +3,7 @@ package dev.ddp4j.collectives.cuda;
 import dev.ddp4j.DdpException;
 import dev.ddp4j.DdpTimeoutException;
 import dev.ddp4j.Work;
+import dev.ddp4j.collectives.gpu.CudaWork;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

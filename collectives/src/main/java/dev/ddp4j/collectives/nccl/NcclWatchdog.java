@@ -1,6 +1,6 @@
 package dev.ddp4j.collectives.nccl;
 
-import dev.ddp4j.collectives.cuda.CudaWork;
+import dev.ddp4j.collectives.gpu.CudaWork;
 import dev.ddp4j.collectives.log.DebugLog;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;

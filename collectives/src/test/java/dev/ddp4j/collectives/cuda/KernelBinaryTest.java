@@ -2,6 +2,7 @@ package dev.ddp4j.collectives.cuda;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ddp4j.collectives.gpu.FatBinaryArchitectures;
 import dev.ddp4j.testing.KernelBinaries;
 import org.junit.jupiter.api.Test;
 

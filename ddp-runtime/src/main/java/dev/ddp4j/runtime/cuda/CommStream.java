@@ -1,6 +1,6 @@
 package dev.ddp4j.runtime.cuda;
 
-import dev.ddp4j.collectives.cuda.Cu;
+import dev.ddp4j.collectives.gpu.Cu;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUstream;

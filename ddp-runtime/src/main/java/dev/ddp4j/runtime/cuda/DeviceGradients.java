@@ -4,7 +4,7 @@ import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.Work;
-import dev.ddp4j.collectives.cuda.Cu;
+import dev.ddp4j.collectives.gpu.Cu;
 import dev.ddp4j.runtime.bucket.Bucket;
 import dev.ddp4j.runtime.bucket.BucketPlan;
 import dev.ddp4j.runtime.bucket.GradientReducer;

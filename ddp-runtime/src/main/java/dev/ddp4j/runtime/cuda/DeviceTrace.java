@@ -1,6 +1,6 @@
 package dev.ddp4j.runtime.cuda;
 
-import dev.ddp4j.collectives.cuda.Cu;
+import dev.ddp4j.collectives.gpu.Cu;
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;

@@ -7,7 +7,7 @@ import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.TensorBuffer;
 import dev.ddp4j.Work;
-import dev.ddp4j.collectives.cuda.DeviceGroup;
+import dev.ddp4j.collectives.gpu.DeviceGroup;
 import java.nio.ByteBuffer;
 
 /**

@@ -1,6 +1,6 @@
 package dev.ddp4j.launcher.doctor;
 
-import dev.ddp4j.collectives.cuda.FatBinaryArchitectures;
+import dev.ddp4j.collectives.gpu.FatBinaryArchitectures;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

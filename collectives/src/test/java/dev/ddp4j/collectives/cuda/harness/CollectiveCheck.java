@@ -3,7 +3,7 @@ package dev.ddp4j.collectives.cuda.harness;
 import dev.ddp4j.DataType;
 import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.ReduceOp;
-import dev.ddp4j.collectives.cuda.DeviceGroup;
+import dev.ddp4j.collectives.gpu.DeviceGroup;
 import java.nio.ByteBuffer;
 
 /**

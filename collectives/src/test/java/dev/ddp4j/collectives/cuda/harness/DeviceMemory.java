@@ -1,6 +1,6 @@
 package dev.ddp4j.collectives.cuda.harness;
 
-import dev.ddp4j.collectives.cuda.Cu;
+import dev.ddp4j.collectives.gpu.Cu;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import jcuda.Pointer;

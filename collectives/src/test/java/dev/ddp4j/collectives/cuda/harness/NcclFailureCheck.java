@@ -6,7 +6,7 @@ import dev.ddp4j.DdpTimeoutException;
 import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.Work;
-import dev.ddp4j.collectives.cuda.Cu;
+import dev.ddp4j.collectives.gpu.Cu;
 import dev.ddp4j.collectives.nccl.NcclProcessGroup;
 import java.io.PrintStream;
 import java.time.Duration;

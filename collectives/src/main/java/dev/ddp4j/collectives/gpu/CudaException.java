@@ -1,4 +1,4 @@
-package dev.ddp4j.collectives.cuda;
+package dev.ddp4j.collectives.gpu;
 
 import dev.ddp4j.DdpException;
 
@@ -9,7 +9,7 @@ public final class CudaException extends DdpException {
   /** The CUresult code the driver returned. */
   private final int result;
 
-  CudaException(String message, int result) {
+  public CudaException(String message, int result) {
     super(message);
     this.result = result;
   }

@@ -1,4 +1,4 @@
-package dev.ddp4j.collectives.cuda;
+package dev.ddp4j.collectives.gpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -15,6 +15,13 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class FatBinaryArchitecturesTest {
+
+  /**
+   * The cuda backend's shipped kernels (AllReduceKernels.RESOURCE, CollectiveLauncher.RESOURCE).
+   */
+  private static final String ALL_REDUCE = "/dev/ddp4j/collectives/cuda/ddp4j_allreduce.fatbin";
+
+  private static final String COLLECTIVES = "/dev/ddp4j/collectives/cuda/ddp4j_collectives.fatbin";
 
   private static final int PTX = 1;
   private static final int ELF = 2;
@@ -64,7 +71,7 @@ class FatBinaryArchitecturesTest {
   @Test
   void shouldNameTheGpuItsComputeCapabilityAndTheSupportedOnesWhenTheKernelsCannotRun()
       throws Exception {
-    byte[] shipped = KernelBinaries.resource(AllReduceKernels.RESOURCE);
+    byte[] shipped = KernelBinaries.resource(ALL_REDUCE);
     assertThatThrownBy(() -> FatBinaryArchitectures.requireRunsOn(0, "Tesla P100", 6, 0, shipped))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
@@ -76,7 +83,7 @@ class FatBinaryArchitecturesTest {
 
   @Test
   void shouldAcceptEveryGpuFromVoltaOnWithTheShippedKernels() throws Exception {
-    for (String resource : new String[] {AllReduceKernels.RESOURCE, CollectiveLauncher.RESOURCE}) {
+    for (String resource : new String[] {ALL_REDUCE, COLLECTIVES}) {
       byte[] shipped = KernelBinaries.resource(resource);
       // V100, Xavier, T4, A100, A10, Orin, L40, H200, B200, RTX 5090.
       int[][] gpus = {
@@ -91,7 +98,7 @@ class FatBinaryArchitecturesTest {
 
   @Test
   void shouldDecompressEveryShippedEntryIntoAnElfOrPtxForItsArchitecture() throws Exception {
-    for (String resource : new String[] {AllReduceKernels.RESOURCE, CollectiveLauncher.RESOURCE}) {
+    for (String resource : new String[] {ALL_REDUCE, COLLECTIVES}) {
       byte[] image = KernelBinaries.resource(resource);
       List<FatBinaryArchitectures.Entry> entries = FatBinaryArchitectures.entries(image);
       assertThat(entries)

@@ -1,4 +1,4 @@
-package dev.ddp4j.collectives.cuda;
+package dev.ddp4j.collectives.gpu;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;

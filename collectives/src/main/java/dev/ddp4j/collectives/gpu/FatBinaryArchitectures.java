@@ -1,4 +1,4 @@
-package dev.ddp4j.collectives.cuda;
+package dev.ddp4j.collectives.gpu;
 
 import dev.ddp4j.ConfigException;
 import java.nio.ByteBuffer;

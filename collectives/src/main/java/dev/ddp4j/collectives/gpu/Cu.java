@@ -1,4 +1,4 @@
-package dev.ddp4j.collectives.cuda;
+package dev.ddp4j.collectives.gpu;
 
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
@@ -87,7 +87,7 @@ public final class Cu {
    * Loads the fat binary on the classpath at {@code resource} into {@code module} in the current
    * context; a GPU that the binary holds no code for fails here, naming its compute capability.
    */
-  static void loadModule(jcuda.driver.CUmodule module, String resource) {
+  public static void loadModule(jcuda.driver.CUmodule module, String resource) {
     byte[] image;
     try (java.io.InputStream in = Cu.class.getResourceAsStream(resource)) {
       if (in == null) {

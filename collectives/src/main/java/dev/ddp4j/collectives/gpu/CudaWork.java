@@ -1,4 +1,4 @@
-package dev.ddp4j.collectives.cuda;
+package dev.ddp4j.collectives.gpu;
 
 import dev.ddp4j.DdpException;
 import dev.ddp4j.DdpTimeoutException;
@@ -46,7 +46,7 @@ public final class CudaWork implements Work {
   private DdpException error;
   private CompletableFuture<Void> future;
 
-  CudaWork(
+  public CudaWork(
       long sequenceNumber,
       Supplier<String> describe,
       Duration defaultTimeout,
