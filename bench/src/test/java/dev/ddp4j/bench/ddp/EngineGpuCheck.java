@@ -2,10 +2,10 @@ package dev.ddp4j.bench.ddp;
 
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.WorkerEnvironment;
-import dev.ddp4j.collectives.gpu.Cu;
 import dev.ddp4j.collectives.cuda.CudaProcessGroup;
-import dev.ddp4j.collectives.gpu.DeviceGroup;
 import dev.ddp4j.collectives.cuda.harness.LocalRanks;
+import dev.ddp4j.collectives.gpu.Cu;
+import dev.ddp4j.collectives.gpu.DeviceGroup;
 import dev.ddp4j.collectives.nccl.NcclProcessGroup;
 import dev.ddp4j.collectives.store.FileStore;
 import dev.ddp4j.runtime.bucket.BucketPlan;
