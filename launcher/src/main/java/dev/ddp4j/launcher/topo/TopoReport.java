@@ -63,19 +63,7 @@ final class TopoReport {
       sb.append(String.format(Locale.ROOT, " %12s", a.id()));
     }
     sb.append("  chosen\n");
-    for (long bytes : SIZES) {
-      Prediction p = plan.predictionFor(bytes);
-      sb.append(String.format(Locale.ROOT, "%10s", Sizes.human(bytes)));
-      for (Algorithm a : algos) {
-        sb.append(
-            p.timeUs().containsKey(a)
-                ? String.format(Locale.ROOT, " %12.2f", p.busBwGbps(a))
-                : String.format(Locale.ROOT, " %12s", "-"));
-      }
-      sb.append(
-          String.format(
-              Locale.ROOT, "  %s (%.1f us)%n", p.chosen().id(), p.timeUs().get(p.chosen())));
-    }
+    predictionRows(sb, plan, algos);
     sb.append('\n');
     plan.warnings().forEach(w -> sb.append("WARN ").append(w).append('\n'));
     return sb.toString();
@@ -108,10 +96,20 @@ final class TopoReport {
     lines.forEach(l -> sb.append(l).append('\n'));
     sb.append(
         String.format(Locale.ROOT, "%10s %12s %12s  chosen%n", "size", "ring", "hierarchical"));
+    predictionRows(sb, other, new Algorithm[] {Algorithm.RING, Algorithm.HIERARCHICAL});
+    sb.append('\n');
+    return sb.toString();
+  }
+
+  /**
+   * One row per size: each of {@code algos}' predicted busbw (- where not offered), then the
+   * chosen.
+   */
+  private static void predictionRows(StringBuilder sb, Plan plan, Algorithm[] algos) {
     for (long bytes : SIZES) {
-      Prediction p = other.predictionFor(bytes);
+      Prediction p = plan.predictionFor(bytes);
       sb.append(String.format(Locale.ROOT, "%10s", Sizes.human(bytes)));
-      for (Algorithm a : new Algorithm[] {Algorithm.RING, Algorithm.HIERARCHICAL}) {
+      for (Algorithm a : algos) {
         sb.append(
             p.timeUs().containsKey(a)
                 ? String.format(Locale.ROOT, " %12.2f", p.busBwGbps(a))
@@ -121,8 +119,6 @@ final class TopoReport {
           String.format(
               Locale.ROOT, "  %s (%.1f us)%n", p.chosen().id(), p.timeUs().get(p.chosen())));
     }
-    sb.append('\n');
-    return sb.toString();
   }
 
   private static String bottleneck(Topology t, Plan plan) {
