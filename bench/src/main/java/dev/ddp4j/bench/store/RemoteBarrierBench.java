@@ -59,6 +59,10 @@ public final class RemoteBarrierBench {
       double clientCpu0 = StoreServerMain.cpuSeconds();
       double s = barrier(k, port);
       double clientCpu = StoreServerMain.cpuSeconds() - clientCpu0;
+      if (Boolean.getBoolean("bench.threadCpu")) {
+        System.err.print(
+            "client process (warm-up included), cpu per thread:\n" + ThreadCpu.table());
+      }
       server.getOutputStream().close();
       String cpu = out.readLine();
       System.out.printf(
@@ -74,15 +78,25 @@ public final class RemoteBarrierBench {
   }
 
   /**
-   * Runs the client code (connect, authenticate, barrier) against a private in-process server a few
-   * times, so that the measured run does not time this JVM's class loading and compilation: in a
-   * job each client is a worker JVM of its own, not one of K threads loading the same classes.
+   * Runs the client code (connect, authenticate, barrier) against a private in-process server until
+   * this JVM's JIT has nothing left to compile for it (a round adds under 10 ms of compilation; at
+   * most 40 rounds), so that the measured run times neither this JVM's class loading nor its
+   * compiler threads, which would share the two cores with the store: in a job each client is a
+   * worker JVM of its own, on its own machine, not one of K threads of one JVM.
    */
   private static void warmClients() throws InterruptedException {
-    for (int i = 0; i < 5; i++) {
+    java.lang.management.CompilationMXBean jit =
+        java.lang.management.ManagementFactory.getCompilationMXBean();
+    long before = jit.getTotalCompilationTime();
+    for (int round = 0; round < 40; round++) {
       try (StoreServer warm = StoreServer.start("127.0.0.1", 0, "bench")) {
         barrier(256, warm.port());
       }
+      long now = jit.getTotalCompilationTime();
+      if (round >= 4 && now - before < 10) {
+        break;
+      }
+      before = now;
     }
   }
 
@@ -99,18 +113,28 @@ public final class RemoteBarrierBench {
           new Thread(
               null,
               () -> {
+                Store s = null;
                 try {
                   go.await();
-                  try (Store s =
-                      TcpStoreClient.connect("127.0.0.1", port, "bench", Duration.ofSeconds(60))) {
-                    connected[rank] = System.nanoTime();
-                    StoreBarrier.await(s, "bench", rank, k, Duration.ofSeconds(60));
-                    released[rank] = System.nanoTime();
-                  }
+                  s = TcpStoreClient.connect("127.0.0.1", port, "bench", Duration.ofSeconds(60));
+                  connected[rank] = System.nanoTime();
+                  StoreBarrier.await(s, "bench", rank, k, Duration.ofSeconds(60));
+                  released[rank] = System.nanoTime();
                 } catch (Throwable e) {
                   error.compareAndSet(null, e);
                 } finally {
                   done.countDown();
+                }
+                // Closing, like a worker's work after the barrier, is not what is timed: wait
+                // for the last release, so that no thread's close and exit share the cores with
+                // the ranks still being released.
+                try {
+                  done.await(120, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+                if (s != null) {
+                  s.close();
                 }
               },
               "client-" + r,
@@ -137,6 +161,9 @@ public final class RemoteBarrierBench {
           at(connected, t0, 100),
           at(released, t0, 0),
           at(released, t0, 100));
+      // On Linux nanoTime is CLOCK_MONOTONIC: `perf record -k CLOCK_MONOTONIC` samples can be cut
+      // to this window.
+      System.out.printf("  window (monotonic s): %.6f %.6f%n", t0 / 1e9, (t0 + ns) / 1e9);
     }
     return ns / 1e9;
   }

@@ -26,6 +26,9 @@ public final class StoreServerMain {
       while (System.in.read() >= 0) {
         // serve until the bench closes our stdin
       }
+      if (Boolean.getBoolean("bench.threadCpu")) {
+        System.err.print("store process, cpu per thread:\n" + ThreadCpu.table());
+      }
       System.out.printf("server cpu %.3f s%n", cpuSeconds());
       System.out.flush();
     }

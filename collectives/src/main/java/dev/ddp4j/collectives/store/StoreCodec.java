@@ -70,6 +70,11 @@ final class StoreCodec {
     return values;
   }
 
+  static int readInt(ByteBuf in) {
+    need(in, 4, "int");
+    return in.readInt();
+  }
+
   static long readLong(ByteBuf in) {
     need(in, 8, "long");
     return in.readLong();

@@ -43,7 +43,13 @@ package dev.ddp4j.collectives.store;
  *  OP_MULTI_GET   keys, timeoutMs long              -> n int32, n bytes   | STATUS_TIMEOUT keys
  *  OP_MULTI_SET   n int32, n x (key string, value bytes) -> (empty)
  *  OP_APPEND      key string, value bytes           -> (empty)
- *  STATUS_TIMEOUT carries the keys still missing; STATUS_ERROR carries a message string, and after a
+ *  OP_BARRIER     name string, rank int32,
+ *                 worldSize int32, timeoutMs long   -> (empty)            | STATUS_TIMEOUT ranks
+ *  OP_BARRIER is StoreBarrier's set, add and wait in one round trip, on the same keys: the server
+ *  marks the rank arrived and bumps the count (once per client and request id), the arrival that
+ *  completes the count sets the release key, and the reply comes when that key exists. Its
+ *  STATUS_TIMEOUT carries the ranks that never arrived: n int32, n x rank int32.
+ *  Otherwise STATUS_TIMEOUT carries the keys still missing; STATUS_ERROR carries a message string, and after a
  *  malformed or oversized frame the server closes that connection (it keeps serving the others).
  * </pre>
  *
@@ -55,7 +61,7 @@ public final class StoreProtocolDescriptor {
 
   private StoreProtocolDescriptor() {}
 
-  public static final int VERSION = 2;
+  public static final int VERSION = 3;
   public static final int LENGTH_FIELD_BYTES = 4;
   public static final int HEADER_BYTES = 5;
   public static final int NONCE_BYTES = 32;
@@ -73,6 +79,7 @@ public final class StoreProtocolDescriptor {
   public static final byte OP_MULTI_GET = 10;
   public static final byte OP_MULTI_SET = 11;
   public static final byte OP_APPEND = 12;
+  public static final byte OP_BARRIER = 13;
 
   public static final byte STATUS_OK = 0;
   public static final byte STATUS_ERROR = 1;
@@ -106,6 +113,8 @@ public final class StoreProtocolDescriptor {
         return "multiSet";
       case OP_APPEND:
         return "append";
+      case OP_BARRIER:
+        return "barrier";
       default:
         return "unknown op " + op;
     }

@@ -171,7 +171,12 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
           long timeoutMs = readTimeout(in);
           StoreCodec.expectEnd(in);
           awaitThen(
-              ctx, id, List.of(key), timeoutMs, (out, v) -> StoreCodec.writeBytes(out, v.get(0)));
+              ctx,
+              id,
+              List.of(key),
+              timeoutMs,
+              (out, v) -> StoreCodec.writeBytes(out, v.get(0)),
+              StoreCodec::writeKeys);
           return;
         }
       case OP_MULTI_GET:
@@ -187,7 +192,8 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
               (out, values) -> {
                 out.writeInt(values.size());
                 values.forEach(v -> StoreCodec.writeBytes(out, v));
-              });
+              },
+              StoreCodec::writeKeys);
           return;
         }
       case OP_WAIT:
@@ -195,7 +201,39 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
           List<String> keys = StoreCodec.readKeys(in);
           long timeoutMs = readTimeout(in);
           StoreCodec.expectEnd(in);
-          awaitThen(ctx, id, keys, timeoutMs, (out, values) -> {});
+          awaitThen(ctx, id, keys, timeoutMs, (out, values) -> {}, StoreCodec::writeKeys);
+          return;
+        }
+      case OP_BARRIER:
+        {
+          String name = StoreCodec.readString(in);
+          int rank = StoreCodec.readInt(in);
+          int worldSize = StoreCodec.readInt(in);
+          long timeoutMs = readTimeout(in);
+          StoreCodec.expectEnd(in);
+          try {
+            StoreBarrier.checkRank(name, rank, worldSize);
+          } catch (IllegalArgumentException e) {
+            replyError(ctx, id, e.getMessage());
+            return;
+          }
+          // A request re-sent after a lost connection has arrived already: it only waits again.
+          if (replyCache.get(clientId, id) == null) {
+            List<StoreState.Waiter> ready = state.arrive(name, rank, worldSize);
+            replyCache.put(clientId, id, new byte[0]);
+            StoreState.fire(ready);
+          }
+          awaitThen(
+              ctx,
+              id,
+              List.of(StoreBarrier.doneKey(name)),
+              timeoutMs,
+              (out, values) -> {},
+              (out, missingKeys) -> {
+                List<Integer> missing = state.missingRanks(name, worldSize);
+                out.writeInt(missing.size());
+                missing.forEach(out::writeInt);
+              });
           return;
         }
       case OP_ADD:
@@ -293,7 +331,7 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
         }
       default:
         throw new MalformedFrameException(
-            "unknown operation code " + op + " (expected 2 to 12, see StoreProtocolDescriptor)");
+            "unknown operation code " + op + " (expected 2 to 13, see StoreProtocolDescriptor)");
     }
   }
 
@@ -307,14 +345,16 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
 
   /**
    * Replies with {@code body} (given the keys' values, all taken at one moment they all existed)
-   * once every key exists, or STATUS_TIMEOUT naming the missing ones.
+   * once every key exists, or after {@code timeoutMs} STATUS_TIMEOUT with {@code timedOut}'s body
+   * (given the keys still missing).
    */
   private void awaitThen(
       ChannelHandlerContext ctx,
       int id,
       List<String> keys,
       long timeoutMs,
-      BiConsumer<ByteBuf, List<byte[]>> body) {
+      BiConsumer<ByteBuf, List<byte[]>> body,
+      BiConsumer<ByteBuf, List<String>> timedOut) {
     Consumer<StoreState.Waiter> onReady =
         w -> {
           forget(w);
@@ -344,7 +384,7 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
                   if (missing != null) {
                     forget(w);
                     ByteBuf out = ReplyWriter.begin(ctx, STATUS_TIMEOUT, id);
-                    StoreCodec.writeKeys(out, missing);
+                    timedOut.accept(out, missing);
                     ReplyWriter.send(ctx, out);
                   }
                 },

@@ -47,6 +47,8 @@ final class StoreState {
     }
   }
 
+  private static final byte[] EMPTY = new byte[0];
+
   private final Map<String, byte[]> data = new HashMap<>();
   private final Map<String, List<Waiter>> waiters = new HashMap<>();
 
@@ -104,6 +106,34 @@ final class StoreState {
   }
 
   record AddResult(long value, List<Waiter> ready) {}
+
+  /**
+   * {@link StoreBarrier}'s arrival under one lock: marks {@code rank} arrived, bumps the count and,
+   * when that completes it, sets the release key. Returns the waiters made ready.
+   */
+  List<Waiter> arrive(String name, int rank, int worldSize) {
+    synchronized (this) {
+      List<Waiter> ready =
+          new ArrayList<>(setAndCollect(StoreBarrier.arrivedKey(name, rank), EMPTY));
+      AddResult count = add(StoreBarrier.countKey(name), 1);
+      ready.addAll(count.ready());
+      if (count.value() == worldSize) {
+        ready.addAll(setAndCollect(StoreBarrier.doneKey(name), EMPTY));
+      }
+      return ready;
+    }
+  }
+
+  /** The ranks below {@code worldSize} that have not arrived at barrier {@code name}. */
+  synchronized List<Integer> missingRanks(String name, int worldSize) {
+    List<Integer> out = new ArrayList<>();
+    for (int r = 0; r < worldSize; r++) {
+      if (!data.containsKey(StoreBarrier.arrivedKey(name, r))) {
+        out.add(r);
+      }
+    }
+    return out;
+  }
 
   record CompareSetResult(byte[] value, List<Waiter> ready) {}
 

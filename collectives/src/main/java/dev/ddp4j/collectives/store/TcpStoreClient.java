@@ -233,6 +233,37 @@ public final class TcpStoreClient implements Store {
         });
   }
 
+  /**
+   * {@link StoreBarrier#await} in one round trip: the server marks the arrival, counts it and
+   * answers once every rank has arrived (see {@code OP_BARRIER}).
+   *
+   * @throws DdpTimeoutException after {@code waitFor}, naming the ranks that never arrived
+   */
+  void barrier(String name, int rank, int worldSize, Duration waitFor) {
+    Reply r =
+        send(
+            OP_BARRIER,
+            "barrier '" + name + "'",
+            List.of(StoreBarrier.doneKey(name)),
+            waitFor,
+            ServerWait.FOR_KEYS,
+            out -> {
+              StoreCodec.writeString(out, name);
+              out.writeInt(rank);
+              out.writeInt(worldSize);
+            });
+    if (r.status() == STATUS_TIMEOUT) {
+      ByteBuf in = Unpooled.wrappedBuffer(r.body());
+      int n = StoreCodec.readCount(in, 4);
+      List<Integer> missing = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        missing.add(in.readInt());
+      }
+      throw StoreBarrier.timedOut(name, rank, worldSize, waitFor, missing);
+    }
+    check(r, "barrier '" + name + "'", waitFor);
+  }
+
   @Override
   public void close() {
     StoreConnection c;
@@ -276,6 +307,17 @@ public final class TcpStoreClient implements Store {
       Duration budget,
       ServerWait wait,
       Consumer<ByteBuf> body) {
+    return check(send(op, what, waitedKeys, budget, wait, body), what, budget);
+  }
+
+  /** {@link #call} without {@link #check}: the reply whatever its status. */
+  private Reply send(
+      byte op,
+      String what,
+      List<String> waitedKeys,
+      Duration budget,
+      ServerWait wait,
+      Consumer<ByteBuf> body) {
     long deadlineNs = System.nanoTime() + budget.toNanos();
     int id = nextId.incrementAndGet() & Integer.MAX_VALUE;
     if (id == 0) {
@@ -293,10 +335,8 @@ public final class TcpStoreClient implements Store {
                 out.writeLong(remainingMs);
               };
       try {
-        Reply r =
-            c.send(op, id, full)
-                .get(deadlineNs - System.nanoTime() + REPLY_GRACE_NS, TimeUnit.NANOSECONDS);
-        return check(r, what, budget);
+        return c.send(op, id, full)
+            .get(deadlineNs - System.nanoTime() + REPLY_GRACE_NS, TimeUnit.NANOSECONDS);
       } catch (ExecutionException e) {
         if (!(e.getCause() instanceof ConnectionLostException)) {
           throw new StoreException(what + " failed: " + e.getCause(), e.getCause());

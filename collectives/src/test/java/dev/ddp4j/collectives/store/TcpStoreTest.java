@@ -117,4 +117,72 @@ class TcpStoreTest extends StoreContractTest {
     }
     await().atMost(Duration.ofSeconds(5)).until(() -> server.connectionCount() == 0);
   }
+
+  @Test
+  void theServersBarrierShouldMeetRanksThatUseSetAddAndWaitOnTheSameKeys() throws Exception {
+    try (Store native1 = newClient();
+        Store generic = newClient()) {
+      CompletableFuture<Void> viaOp =
+          CompletableFuture.runAsync(
+              () -> StoreBarrier.await(native1, "mixed", 0, 2, Duration.ofSeconds(30)));
+      assertThatThrownBy(() -> viaOp.get(300, TimeUnit.MILLISECONDS))
+          .isInstanceOf(TimeoutException.class);
+      assertThat(generic.check(java.util.List.of("barrier/mixed/arrived/0"))).isTrue();
+      // Rank 1 does StoreBarrier's steps by hand, as a store without the barrier operation would.
+      generic.set("barrier/mixed/arrived/1", new byte[0]);
+      assertThat(generic.add("barrier/mixed/count", 1)).isEqualTo(2);
+      generic.set("barrier/mixed/done", new byte[0]);
+      viaOp.get(20, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void aBarrierResentAfterALostConnectionShouldArriveOnce() throws Exception {
+    byte[] request = barrierRequest("resent", 0, 2, 30_000);
+    try (RawStoreSocket raw = new RawStoreSocket(server.port())) {
+      raw.authenticate(SECRET, 42L);
+      raw.send(StoreProtocolDescriptor.OP_BARRIER, 5, request);
+      try (Store s = newClient()) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> s.add("barrier/resent/count", 0) == 1);
+      }
+    }
+    // As TcpStoreClient does after a lost connection: same client id, same request id.
+    try (RawStoreSocket again = new RawStoreSocket(server.port());
+        Store other = newClient()) {
+      again.authenticate(SECRET, 42L);
+      again.send(StoreProtocolDescriptor.OP_BARRIER, 5, request);
+      // Counted twice, the count would pass 2 when rank 1 arrives and release nobody.
+      StoreBarrier.await(other, "resent", 1, 2, Duration.ofSeconds(20));
+      RawStoreSocket.Frame reply = again.readFrame();
+      assertThat(reply.code()).isEqualTo(StoreProtocolDescriptor.STATUS_OK);
+      assertThat(reply.id()).isEqualTo(5);
+      assertThat(other.add("barrier/resent/count", 0)).isEqualTo(2);
+    }
+  }
+
+  private static byte[] barrierRequest(String name, int rank, int worldSize, long timeoutMs) {
+    byte[] n = name.getBytes(UTF_8);
+    return java.nio.ByteBuffer.allocate(4 + n.length + 4 + 4 + 8)
+        .putInt(n.length)
+        .put(n)
+        .putInt(rank)
+        .putInt(worldSize)
+        .putLong(timeoutMs)
+        .array();
+  }
+
+  @Test
+  void theServerShouldRefuseABarrierRankOutsideTheWorldAndKeepServing() {
+    try (RawStoreSocket raw = new RawStoreSocket(server.port())) {
+      raw.authenticate(SECRET, 7L);
+      raw.send(StoreProtocolDescriptor.OP_BARRIER, 3, barrierRequest("b", 5, 4, 1000));
+      RawStoreSocket.Frame reply = raw.readFrame();
+      assertThat(reply.code()).isEqualTo(StoreProtocolDescriptor.STATUS_ERROR);
+      assertThat(new String(reply.body(), UTF_8))
+          .contains("barrier 'b': rank 5 (expected: 0 <= rank < 4)");
+    }
+    try (Store s = newClient()) {
+      StoreBarrier.await(s, "after", 0, 1, Duration.ofSeconds(5));
+    }
+  }
 }
