@@ -7,6 +7,7 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
@@ -58,20 +59,22 @@ final class StoreConnection {
   }
 
   /**
-   * Connects and authenticates within {@code timeoutMs}.
+   * Connects and authenticates within {@code timeoutMs}. The whole handshake runs on the event loop
+   * ({@link Handler}); the caller waits once, for its outcome: with thousands of workers connecting
+   * at once, each hand-off between the caller's thread and the loop is a wake-up the machine pays
+   * for.
    *
-   * @throws AuthRefusedException when the server rejects the secret
+   * @throws AuthRefusedException when the server rejects the secret or cannot prove it
    * @throws ConnectionLostException when the server cannot be reached or drops the connection
    */
   static StoreConnection open(
       EventLoopGroup loops, String host, int port, String secret, long clientId, long timeoutMs) {
-    Map<Integer, CompletableFuture<Reply>> pending = new ConcurrentHashMap<>();
-    CompletableFuture<byte[]> challenge = new CompletableFuture<>();
     String where = host + ":" + port;
     // Until the server has proven the secret, a reply larger than the handshake's is refused
     // unread; after, the server is trusted with frames of any size its own limit lets through.
     StoreFrameDecoder frames =
         new StoreFrameDecoder(StoreFrameDecoder.HANDSHAKE_MAX_REPLY_BYTES, Integer.MAX_VALUE);
+    Handler handler = new Handler(where, port, secret, clientId, frames);
     Bootstrap b =
         new Bootstrap()
             .group(loops)
@@ -84,87 +87,43 @@ final class StoreConnection {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
-                    ch.pipeline().addLast(frames).addLast(new Handler(pending, challenge, where));
+                    ch.pipeline().addLast(frames).addLast(handler);
                   }
                 });
-    Channel ch;
+    ChannelFuture f;
     try {
-      io.netty.channel.ChannelFuture f = b.connect(host, port);
-      if (!f.awaitUninterruptibly(timeoutMs + 100) || !f.isSuccess()) {
-        f.channel().close();
-        throw new ConnectionLostException(
-            "cannot connect to the store at "
-                + where
-                + ": "
-                + (f.cause() == null ? "no answer" : f.cause().getMessage()));
-      }
-      ch = f.channel();
-    } catch (ConnectionLostException e) {
-      throw e;
+      f = b.connect(host, port);
     } catch (RuntimeException e) {
       throw new ConnectionLostException("cannot connect to the store at " + where + ": " + e);
     }
+    f.addListener(
+        c -> {
+          if (!c.isSuccess()) {
+            handler.fail(
+                new ConnectionLostException(
+                    "cannot connect to the store at " + where + ": " + c.cause().getMessage()));
+          }
+        });
     try {
-      byte[] body = challenge.get(timeoutMs + 100, TimeUnit.MILLISECONDS);
-      ByteBuf in = io.netty.buffer.Unpooled.wrappedBuffer(body);
-      int version = body.length >= 4 ? in.readInt() : -1;
-      if (version != VERSION || in.readableBytes() != NONCE_BYTES) {
-        ch.close();
-        throw new AuthRefusedException(
-            "the store at "
-                + where
-                + (version == VERSION || version < 0
-                    ? " sent a malformed handshake"
-                    : " speaks protocol version " + version + ", this client " + VERSION)
-                + " (run workers with the launcher's ddp4j version, and check that no other"
-                + " program listens on port "
-                + port
-                + ")");
-      }
-      byte[] serverNonce = new byte[NONCE_BYTES];
-      in.readBytes(serverNonce);
-      byte[] clientNonce = StoreAuth.nonce();
-      StoreConnection c = new StoreConnection(ch, pending);
-      Reply r =
-          c.send(
-                  OP_AUTH,
-                  0,
-                  out -> {
-                    out.writeLong(clientId);
-                    StoreCodec.writeBytes(out, clientNonce);
-                    StoreCodec.writeBytes(
-                        out, StoreAuth.clientProof(secret, serverNonce, clientNonce, clientId));
-                  })
-              .get(timeoutMs + 100, TimeUnit.MILLISECONDS);
-      if (r.status() != STATUS_OK) {
-        ch.close();
-        throw new AuthRefusedException(
-            "the store at " + where + " refused this client: " + errorText(r));
-      }
-      if (!serverProved(r, StoreAuth.serverProof(secret, serverNonce, clientNonce, clientId))) {
-        ch.close();
-        throw new AuthRefusedException(
-            "the store at "
-                + where
-                + " could not prove the job secret, so this client sent it nothing: a process"
-                + " that is not this job's store listens on port "
-                + port
-                + " (another job on the same --master-port? pick another, or stop that process)");
-      }
-      frames.authenticated();
-      return c;
+      return handler.ready.get(timeoutMs + 100, TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
-      ch.close();
-      throw new ConnectionLostException("the store at " + where + " sent no handshake in time");
+      f.channel().close();
+      throw new ConnectionLostException(
+          f.isSuccess()
+              ? "the store at " + where + " sent no handshake in time"
+              : "cannot connect to the store at " + where + ": no answer");
     } catch (ExecutionException e) {
-      ch.close();
+      f.channel().close();
       if (e.getCause() instanceof AuthRefusedException a) {
         throw a;
       }
+      if (e.getCause() instanceof ConnectionLostException lost) {
+        throw lost;
+      }
       throw new ConnectionLostException(
-          "the store at " + where + " closed the connection during the handshake");
+          "the store at " + where + " failed the handshake: " + e.getCause());
     } catch (InterruptedException e) {
-      ch.close();
+      f.channel().close();
       Thread.currentThread().interrupt();
       throw new StoreException("interrupted while connecting to the store at " + where);
     }
@@ -218,19 +177,29 @@ final class StoreConnection {
     channel.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
   }
 
-  /** Routes reply frames to their pending requests. */
+  /**
+   * Runs the handshake (challenge, our proof, the server's proof), then routes reply frames to
+   * their pending requests. {@link #ready} completes with the connection once the server has proven
+   * the secret, or fails with why not.
+   */
   private static final class Handler extends ChannelInboundHandlerAdapter {
-    private final Map<Integer, CompletableFuture<Reply>> pending;
-    private final CompletableFuture<byte[]> challenge;
+    final CompletableFuture<StoreConnection> ready = new CompletableFuture<>();
+    private final Map<Integer, CompletableFuture<Reply>> pending = new ConcurrentHashMap<>();
     private final String where;
+    private final int port;
+    private final String secret;
+    private final long clientId;
+    private final StoreFrameDecoder frames;
+    private byte[] serverNonce;
+    private byte[] clientNonce;
+    private boolean authenticated;
 
-    Handler(
-        Map<Integer, CompletableFuture<Reply>> pending,
-        CompletableFuture<byte[]> challenge,
-        String where) {
-      this.pending = pending;
-      this.challenge = challenge;
+    Handler(String where, int port, String secret, long clientId, StoreFrameDecoder frames) {
       this.where = where;
+      this.port = port;
+      this.secret = secret;
+      this.clientId = clientId;
+      this.frames = frames;
     }
 
     @Override
@@ -240,8 +209,8 @@ final class StoreConnection {
         byte status = frame.readByte();
         int id = frame.readInt();
         byte[] body = ByteBufUtil.getBytes(frame);
-        if (status == STATUS_CHALLENGE) {
-          challenge.complete(body);
+        if (!authenticated) {
+          handshake(ctx, status, body);
           return;
         }
         CompletableFuture<Reply> f = pending.remove(id);
@@ -253,23 +222,86 @@ final class StoreConnection {
       }
     }
 
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-      ConnectionLostException lost = new ConnectionLostException("the store closed the connection");
-      challenge.completeExceptionally(lost);
+    private void handshake(ChannelHandlerContext ctx, byte status, byte[] body) {
+      if (serverNonce == null) {
+        ByteBuf in = io.netty.buffer.Unpooled.wrappedBuffer(body);
+        int version = status == STATUS_CHALLENGE && body.length >= 4 ? in.readInt() : -1;
+        if (version != VERSION || in.readableBytes() != NONCE_BYTES) {
+          refuse(
+              ctx,
+              "the store at "
+                  + where
+                  + (version == VERSION || version < 0
+                      ? " sent a malformed handshake"
+                      : " speaks protocol version " + version + ", this client " + VERSION)
+                  + " (run workers with the launcher's ddp4j version, and check that no other"
+                  + " program listens on port "
+                  + port
+                  + ")");
+          return;
+        }
+        serverNonce = new byte[NONCE_BYTES];
+        in.readBytes(serverNonce);
+        clientNonce = StoreAuth.nonce();
+        ByteBuf out = ReplyWriter.header(ctx.alloc().buffer(), OP_AUTH, 0);
+        out.writeLong(clientId);
+        StoreCodec.writeBytes(out, clientNonce);
+        StoreCodec.writeBytes(
+            out, StoreAuth.clientProof(secret, serverNonce, clientNonce, clientId));
+        ctx.writeAndFlush(ReplyWriter.finish(out), ctx.voidPromise());
+        return;
+      }
+      Reply r = new Reply(status, body);
+      if (status != STATUS_OK) {
+        refuse(ctx, "the store at " + where + " refused this client: " + errorText(r));
+        return;
+      }
+      if (!serverProved(r, StoreAuth.serverProof(secret, serverNonce, clientNonce, clientId))) {
+        refuse(
+            ctx,
+            "the store at "
+                + where
+                + " could not prove the job secret, so this client sent it nothing: a process"
+                + " that is not this job's store listens on port "
+                + port
+                + " (another job on the same --master-port? pick another, or stop that process)");
+        return;
+      }
+      authenticated = true;
+      frames.authenticated();
+      ready.complete(new StoreConnection(ctx.channel(), pending));
+    }
+
+    private void refuse(ChannelHandlerContext ctx, String message) {
+      fail(new AuthRefusedException(message));
+      ctx.close();
+    }
+
+    /** Fails the handshake if it is still running, and every pending request. */
+    void fail(RuntimeException why) {
+      ready.completeExceptionally(why);
       for (Integer id : pending.keySet()) {
         CompletableFuture<Reply> f = pending.remove(id);
         if (f != null) {
-          f.completeExceptionally(lost);
+          f.completeExceptionally(why);
         }
       }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      fail(
+          new ConnectionLostException(
+              authenticated
+                  ? "the store closed the connection"
+                  : "the store at " + where + " closed the connection during the handshake"));
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       if (cause instanceof StoreFrameDecoder.FrameTooLongException tooLong) {
         // Only a process that has not proven the secret can hit the limit: retrying cannot help.
-        AuthRefusedException refused =
+        fail(
             new AuthRefusedException(
                 "the store at "
                     + where
@@ -279,14 +311,7 @@ final class StoreConnection {
                     + tooLong.limitBytes
                     + " expected), so this client read none of it: a process that is not this"
                     + " job's store listens there (another job on the same --master-port? pick"
-                    + " another, or stop that process)");
-        challenge.completeExceptionally(refused);
-        for (Integer id : pending.keySet()) {
-          CompletableFuture<Reply> f = pending.remove(id);
-          if (f != null) {
-            f.completeExceptionally(refused);
-          }
-        }
+                    + " another, or stop that process)"));
       }
       ctx.close();
     }
