@@ -1,16 +1,10 @@
 package dev.ddp4j.bench.store;
 
 import dev.ddp4j.Store;
-import dev.ddp4j.collectives.store.StoreBarrier;
 import dev.ddp4j.collectives.store.StoreServer;
 import dev.ddp4j.collectives.store.TcpStoreClient;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Store benchmark (not a test): p50/p99 latency of set and get from one client over loopback, then
@@ -67,49 +61,9 @@ public final class StoreBench {
 
   private static void barrier(int k) throws InterruptedException {
     try (StoreServer server = StoreServer.start("127.0.0.1", 0, "bench")) {
-      CountDownLatch go = new CountDownLatch(1);
-      CountDownLatch done = new CountDownLatch(k);
-      AtomicReference<Throwable> error = new AtomicReference<>();
-      List<Thread> threads = new ArrayList<>();
-      for (int r = 0; r < k; r++) {
-        int rank = r;
-        Thread t =
-            new Thread(
-                null,
-                () -> {
-                  try {
-                    go.await();
-                    try (Store s =
-                        TcpStoreClient.connect(
-                            "127.0.0.1", server.port(), "bench", Duration.ofSeconds(60))) {
-                      StoreBarrier.await(s, "bench", rank, k, Duration.ofSeconds(60));
-                    }
-                  } catch (Throwable e) {
-                    error.compareAndSet(null, e);
-                  } finally {
-                    done.countDown();
-                  }
-                },
-                "client-" + r,
-                256 * 1024);
-        t.start();
-        threads.add(t);
-      }
-      long t0 = System.nanoTime();
-      go.countDown();
-      if (!done.await(120, TimeUnit.SECONDS)) {
-        throw new IllegalStateException(k + " clients did not pass the barrier in 120 s");
-      }
-      long ns = System.nanoTime() - t0;
-      for (Thread t : threads) {
-        t.join();
-      }
-      if (error.get() != null) {
-        throw new IllegalStateException("a client failed", error.get());
-      }
       System.out.printf(
           "%d clients: connect + authenticate + one barrier in %.3f s (server and clients in one JVM)%n",
-          k, ns / 1e9);
+          k, BarrierClients.run(k, server.port()));
     }
   }
 }
