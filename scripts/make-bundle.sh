@@ -4,7 +4,7 @@
 # libJNvPTXCompiler, which ddp4j never loads; also `java -jar launcher.jar bench --backend cuda`), the jars and
 # test classes the GPU tests add in lib/, NCCL's reference harnesses (shared/device's all-reduce one, bench/'s four collectives) and
 # run-gpu.sh.
-# Usage: scripts/make-bundle.sh [OUT_DIR] (default: bundle/ in this checkout). The result stays under 64 MiB.
+# Usage: [SLIM_SM=90] scripts/make-bundle.sh [OUT_DIR] (default: bundle/ in this checkout). The result stays under 64 MiB.
 # On the GPU machine: bash OUT_DIR/run-gpu.sh (see that script for its steps).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,6 +28,14 @@ jar() { # group artifact version [classifier]
 # The runtime (ddp-api, collectives, JCuda and its natives without libJNvPTXCompiler, JNA, Netty) is the shaded
 # launcher.jar, on every class path the scripts build; lib/ holds only what the GPU tests add on top of it.
 cp "$repo/launcher/target/launcher.jar" "$out/launcher.jar"
+if [ -n "${SLIM_SM:-}" ]; then
+  # Only sm_$SLIM_SM machine code in the jar's kernels: with the tracked fatbins moved out of the working tree
+  # for the call, bundle and tree then fit the device's 64 MiB carry limit together.
+  slim=$(mktemp -d)
+  (cd "$slim" && unzip -q "$out/launcher.jar" '*.fatbin' && for f in $(find . -name '*.fatbin'); do
+    python3 "$repo/scripts/slim-fatbin.py" "$SLIM_SM" "$f" "$f" && zip -q "$out/launcher.jar" "${f#./}"; done)
+  rm -rf "$slim"
+fi
 "$jdk/bin/jar" cf "$out/lib/collectives-test-classes.jar" -C "$repo/collectives/target/test-classes" .
 jar org.junit.jupiter junit-jupiter-api 5.14.1
 jar org.junit.jupiter junit-jupiter-engine 5.14.1
