@@ -87,13 +87,7 @@ public final class CudaWork implements Work {
       // An aborted communicator's kernels end early and the event fires as if they had finished:
       // a work not seen complete before the failure has no valid result.
       error = failed;
-      done = true;
-      pool.release(event);
-      event = null;
-      if (future != null) {
-        finish(future);
-      }
-      return true;
+      return markDone();
     }
     JCudaDriver.cuCtxSetCurrent(context);
     int rc = JCudaDriver.cuEventQuery(event);
@@ -112,6 +106,11 @@ public final class CudaWork implements Work {
                   + " timeout)",
               rc);
     }
+    return markDone();
+  }
+
+  /** Returns the event to its pool and completes a waiting future; true, for poll's answer. */
+  private boolean markDone() {
     done = true;
     pool.release(event);
     event = null;

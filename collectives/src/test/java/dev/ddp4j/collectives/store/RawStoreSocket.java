@@ -82,16 +82,21 @@ final class RawStoreSocket implements AutoCloseable {
 
   void send(byte op, int id, byte[] body) {
     ByteArrayOutputStream b = new ByteArrayOutputStream();
-    DataOutputStream d = new DataOutputStream(b);
     try {
-      d.writeInt(HEADER_BYTES + body.length);
-      d.writeByte(op);
-      d.writeInt(id);
-      d.write(body);
+      writeFrame(new DataOutputStream(b), op, id, body);
       writeRaw(b.toByteArray());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** One frame of StoreProtocolDescriptor (also what the tests' stand-in servers write). */
+  static void writeFrame(DataOutputStream out, byte code, int id, byte[] body) throws IOException {
+    out.writeInt(HEADER_BYTES + body.length);
+    out.writeByte(code);
+    out.writeInt(id);
+    out.write(body);
+    out.flush();
   }
 
   /** Writes bytes as they are; false if the server had already closed the connection. */

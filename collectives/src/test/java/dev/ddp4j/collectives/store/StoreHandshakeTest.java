@@ -124,10 +124,12 @@ class StoreHandshakeTest {
                   s.setSoTimeout(10_000);
                   DataOutputStream out = new DataOutputStream(s.getOutputStream());
                   DataInputStream in = new DataInputStream(s.getInputStream());
-                  writeFrame(out, StoreProtocolDescriptor.STATUS_CHALLENGE, nonceBody());
+                  RawStoreSocket.writeFrame(
+                      out, StoreProtocolDescriptor.STATUS_CHALLENGE, 0, nonceBody());
                   byte[] auth = new byte[in.readInt()];
                   in.readFully(auth);
-                  writeFrame(out, StoreProtocolDescriptor.STATUS_OK, new byte[0]); // "welcome"
+                  RawStoreSocket.writeFrame(
+                      out, StoreProtocolDescriptor.STATUS_OK, 0, new byte[0]); // "welcome"
                   // Anything the client sends now would be a rendezvous key given to a stranger.
                   s.setSoTimeout(3_000);
                   byte[] next = new byte[64];
@@ -181,7 +183,7 @@ class StoreHandshakeTest {
                   DataInputStream in = new DataInputStream(s.getInputStream());
                   byte code = StoreProtocolDescriptor.STATUS_CHALLENGE;
                   if (afterValidChallenge) {
-                    writeFrame(out, code, nonceBody());
+                    RawStoreSocket.writeFrame(out, code, 0, nonceBody());
                     in.readFully(new byte[in.readInt()]);
                     code = StoreProtocolDescriptor.STATUS_OK;
                   }
@@ -234,14 +236,6 @@ class StoreHandshakeTest {
         .putInt(StoreProtocolDescriptor.VERSION)
         .put(StoreAuth.nonce())
         .array();
-  }
-
-  private static void writeFrame(DataOutputStream out, byte code, byte[] body) throws Exception {
-    out.writeInt(StoreProtocolDescriptor.HEADER_BYTES + body.length);
-    out.writeByte(code);
-    out.writeInt(0);
-    out.write(body);
-    out.flush();
   }
 
   private static Store client(StoreServer server) {

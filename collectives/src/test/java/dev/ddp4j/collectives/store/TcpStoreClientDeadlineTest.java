@@ -60,9 +60,10 @@ class TcpStoreClientDeadlineTest {
       DataOutputStream out = new DataOutputStream(s.getOutputStream());
       DataInputStream in = new DataInputStream(s.getInputStream());
       byte[] serverNonce = StoreAuth.nonce();
-      writeFrame(
+      RawStoreSocket.writeFrame(
           out,
           StoreProtocolDescriptor.STATUS_CHALLENGE,
+          0,
           ByteBuffer.allocate(4 + serverNonce.length)
               .putInt(StoreProtocolDescriptor.VERSION)
               .put(serverNonce)
@@ -73,9 +74,10 @@ class TcpStoreClientDeadlineTest {
       byte[] clientNonce = new byte[auth.getInt()];
       auth.get(clientNonce);
       byte[] proof = StoreAuth.serverProof(SECRET, serverNonce, clientNonce, clientId);
-      writeFrame(
+      RawStoreSocket.writeFrame(
           out,
           StoreProtocolDescriptor.STATUS_OK,
+          0,
           ByteBuffer.allocate(4 + proof.length).putInt(proof.length).put(proof).array());
       while (finished.getCount() > 0 && in.read() >= 0) {
         // swallow requests
@@ -83,13 +85,5 @@ class TcpStoreClientDeadlineTest {
     } catch (Exception e) {
       // the client closed: the test is over
     }
-  }
-
-  private static void writeFrame(DataOutputStream out, byte code, byte[] body) throws Exception {
-    out.writeInt(StoreProtocolDescriptor.HEADER_BYTES + body.length);
-    out.writeByte(code);
-    out.writeInt(0);
-    out.write(body);
-    out.flush();
   }
 }
