@@ -9,9 +9,12 @@ import java.time.Duration;
  * <p>Contract, as in PyTorch's c10d and NCCL: every rank calls the same collectives in the same
  * order with the same count, dtype, op and root. Each call returns at once with a {@link Work};
  * collectives run in issue order. A collective that cannot finish within the group's {@link
- * #timeout()} fails on every live rank with an error naming the ranks that never arrived. Buffers
- * are {@link HostBuffer}s for the {@code cpu} backend and {@link DeviceBuffer}s for {@code cuda}.
- * Methods are safe to call from one thread at a time.
+ * #timeout()} fails on every live rank with an error naming the ranks that never arrived. Every
+ * backend takes {@link HostBuffer}s; the {@code cuda} and {@code nccl} backends also take {@link
+ * DeviceBuffer}s on this rank's GPU, and run host buffers through a {@code cpu} group of their own
+ * (made at the first host collective), as PyTorch's default group does. Host and device collectives
+ * are each ordered among themselves, not against each other. Input and output of one call are in
+ * the same memory. Methods are safe to call from one thread at a time.
  */
 public interface ProcessGroup extends AutoCloseable {
 
@@ -21,7 +24,7 @@ public interface ProcessGroup extends AutoCloseable {
   /** The number of ranks. */
   int size();
 
-  /** The backend's name: {@code cpu} or {@code cuda}. */
+  /** The backend's name: {@code cpu}, {@code cuda} or {@code nccl}. */
   String backend();
 
   /** How long a collective may take before it fails with {@link DdpTimeoutException}. */

@@ -5,6 +5,7 @@ import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.collectives.cuda.CudaProcessGroup;
 import dev.ddp4j.collectives.gpu.Cu;
+import dev.ddp4j.collectives.gpu.HostDeviceGroup;
 import dev.ddp4j.runtime.bucket.BucketPlan;
 import dev.ddp4j.runtime.bucket.GradientReducer;
 import dev.ddp4j.runtime.cuda.DeviceGradients;
@@ -38,7 +39,7 @@ public final class SyntheticDdpBench {
   public static void main(String[] args) throws Exception {
     SyntheticSpec spec = SyntheticSpec.parse(List.of(args));
     try (ProcessGroup pg = Ddp.init()) {
-      if (!(pg instanceof CudaProcessGroup cuda)) {
+      if (!(pg instanceof HostDeviceGroup both && both.device() instanceof CudaProcessGroup cuda)) {
         throw new IllegalStateException(
             "bench ddp runs on the cuda backend, got "
                 + pg.backend()

@@ -3,12 +3,16 @@ package dev.ddp4j.collectives.cuda;
 import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.Store;
 import dev.ddp4j.WorkerEnvironment;
+import dev.ddp4j.collectives.gpu.HostDeviceGroup;
 import dev.ddp4j.collectives.topology.CudaProbe;
 import dev.ddp4j.spi.BackendProvider;
 import java.time.Duration;
 import java.util.Optional;
 
-/** The {@code cuda} backend: {@link CudaProcessGroup}, available where CudaProbe finds a GPU. */
+/**
+ * The {@code cuda} backend: {@link CudaProcessGroup} for device buffers, with a cpu group for host
+ * buffers ({@link HostDeviceGroup}); available where CudaProbe finds a GPU.
+ */
 public final class CudaBackendProvider implements BackendProvider {
 
   /** Above the cpu backend's, so {@code auto} picks cuda wherever a GPU is usable. */
@@ -31,6 +35,10 @@ public final class CudaBackendProvider implements BackendProvider {
 
   @Override
   public ProcessGroup create(WorkerEnvironment worker, Store store, Duration timeout) {
-    return CudaProcessGroup.create(worker, store, timeout, CudaSettings.scratchBudgetBytes());
+    return HostDeviceGroup.over(
+        CudaProcessGroup.create(worker, store, timeout, CudaSettings.scratchBudgetBytes()),
+        worker,
+        store,
+        timeout);
   }
 }

@@ -142,10 +142,10 @@ final class StagedPath {
 
   /** The environment the host group reads: the cuda backend's own meanings taken out. */
   static java.util.Map<String, String> hostEnvironment(java.util.Map<String, String> env) {
-    java.util.Map<String, String> out = new java.util.HashMap<>(env);
-    for (String k : List.of("DDP4J_DEBUG", "NCCL_DEBUG", "DDP4J_ALGO", "NCCL_ALGO")) {
-      out.remove(k);
-    }
+    java.util.Map<String, String> out =
+        dev.ddp4j.collectives.gpu.HostDeviceGroup.withoutDeviceMeanings(env);
+    out.remove("DDP4J_DEBUG");
+    out.remove("NCCL_DEBUG");
     // The cuda group's inspector watches its collectives; the host groups' chunks would repeat it.
     out.put(dev.ddp4j.collectives.stall.StallInspector.WARN_VAR, "off");
     return out;

@@ -3,15 +3,17 @@ package dev.ddp4j.collectives.nccl;
 import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.Store;
 import dev.ddp4j.WorkerEnvironment;
+import dev.ddp4j.collectives.gpu.HostDeviceGroup;
 import dev.ddp4j.collectives.topology.CudaProbe;
 import dev.ddp4j.spi.BackendProvider;
 import java.time.Duration;
 import java.util.Optional;
 
 /**
- * The {@code nccl} backend: {@link NcclProcessGroup}, available where CudaProbe finds a GPU and
- * {@link NcclLibrary} a usable libnccl.so.2. Chosen by name ({@code DDP4J_BACKEND=nccl}); {@code
- * auto} prefers cuda, whose kernels are faster inside a node.
+ * The {@code nccl} backend: {@link NcclProcessGroup} for device buffers, with a cpu group for host
+ * buffers ({@link HostDeviceGroup}); available where CudaProbe finds a GPU and {@link NcclLibrary}
+ * a usable libnccl.so.2. Chosen by name ({@code DDP4J_BACKEND=nccl}); {@code auto} prefers cuda,
+ * whose kernels are faster inside a node.
  */
 public final class NcclBackendProvider implements BackendProvider {
 
@@ -36,6 +38,7 @@ public final class NcclBackendProvider implements BackendProvider {
 
   @Override
   public ProcessGroup create(WorkerEnvironment worker, Store store, Duration timeout) {
-    return NcclProcessGroup.create(worker, store, timeout);
+    return HostDeviceGroup.over(
+        NcclProcessGroup.create(worker, store, timeout), worker, store, timeout);
   }
 }

@@ -1,0 +1,258 @@
+package dev.ddp4j.collectives.gpu;
+
+import dev.ddp4j.DataType;
+import dev.ddp4j.DdpException;
+import dev.ddp4j.HostBuffer;
+import dev.ddp4j.ProcessGroup;
+import dev.ddp4j.ReduceOp;
+import dev.ddp4j.Store;
+import dev.ddp4j.TensorBuffer;
+import dev.ddp4j.Work;
+import dev.ddp4j.WorkerEnvironment;
+import dev.ddp4j.collectives.cpu.CpuProcessGroup;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import jcuda.driver.CUcontext;
+
+/**
+ * The group {@code Ddp.init()} returns for the {@code cuda} and {@code nccl} backends: one group
+ * for both memories, as PyTorch's default group ({@code cpu:gloo,cuda:nccl}) dispatches per tensor.
+ * Collectives on {@link dev.ddp4j.DeviceBuffer}s go to the device group; collectives on {@link
+ * HostBuffer}s (accuracy counts, example counts, a model ND4J computes on the CPU) go to a {@code
+ * cpu} group over the same store and ranks, its "host half".
+ *
+ * <pre>
+ *   pg.allReduce(DeviceBuffer) ──▶ device half (cuda kernels over IPC, or NCCL), on the buffer's stream
+ *   pg.allReduce(HostBuffer)   ──▶ host half   (cpu group: shared memory, sockets), its progress thread
+ * </pre>
+ *
+ * The host half is made at the first call that needs it (a host collective or {@link
+ * #allocateHost}): every rank makes the same calls in the same order, so every rank makes it at the
+ * same point, and a group that never touches host memory costs nothing. That first call blocks
+ * until every rank has joined the host half, or fails after the timeout naming the missing ranks.
+ * Each half keeps its own contract: host collectives run in issue order among themselves with the
+ * cpu group's timeout and mismatch checks, device collectives in stream order among themselves; the
+ * two halves are not ordered against each other (as in PyTorch), so wait for a host collective's
+ * {@link Work} before a device collective that needs its result.
+ */
+public final class HostDeviceGroup implements DeviceGroup {
+
+  private static final AtomicInteger HOST_HALVES_IN_THIS_JVM = new AtomicInteger();
+
+  private final DeviceGroup device;
+  private final Supplier<ProcessGroup> hostFactory;
+  private ProcessGroup host;
+  private RuntimeException hostFailure;
+  private boolean closed;
+
+  /**
+   * @param device the device half, which this group owns from now on
+   * @param hostFactory makes the host half (collective: every rank's runs at the same call)
+   */
+  public HostDeviceGroup(DeviceGroup device, Supplier<ProcessGroup> hostFactory) {
+    this.device = device;
+    this.hostFactory = hostFactory;
+  }
+
+  /**
+   * {@code device} with a {@code cpu} host half over {@code store}, made when first needed from
+   * this process's environment (without the device backend's meaning of {@code DDP4J_ALGO}).
+   */
+  public static HostDeviceGroup over(
+      DeviceGroup device, WorkerEnvironment worker, Store store, Duration timeout) {
+    // Groups are made in the same order on every rank, so the n-th name is one group's everywhere.
+    String name = "host-of-" + device.backend() + HOST_HALVES_IN_THIS_JVM.getAndIncrement();
+    Map<String, String> env = withoutDeviceMeanings(System.getenv());
+    return new HostDeviceGroup(
+        device, () -> CpuProcessGroup.create(worker, store, timeout, env, name));
+  }
+
+  /**
+   * {@code env} for a cpu group that serves a device group: {@code DDP4J_ALGO} (or {@code
+   * NCCL_ALGO}) names a GPU algorithm there ({@code ll}, {@code twoshot}), not a cpu one.
+   */
+  public static Map<String, String> withoutDeviceMeanings(Map<String, String> env) {
+    Map<String, String> out = new HashMap<>(env);
+    for (String k : List.of("DDP4J_ALGO", "NCCL_ALGO")) {
+      out.remove(k);
+    }
+    return out;
+  }
+
+  /** The device half (for benches and tests that need the cuda or nccl group itself). */
+  public DeviceGroup device() {
+    return device;
+  }
+
+  /** Whether the host half has been made (by a host collective or {@link #allocateHost}). */
+  public synchronized boolean hostHalfStarted() {
+    return host != null;
+  }
+
+  /** The host half, made on first use; a failure to make it is kept and thrown again. */
+  private synchronized ProcessGroup host(String op) {
+    if (closed) {
+      throw new IllegalStateException(
+          op + " on rank " + rank() + ": the " + backend() + " group is closed");
+    }
+    if (host == null && hostFailure == null) {
+      try {
+        host = hostFactory.get();
+      } catch (RuntimeException e) {
+        hostFailure = e;
+      }
+    }
+    if (hostFailure != null) {
+      throw new DdpException(
+          op
+              + " on rank "
+              + rank()
+              + ": the "
+              + backend()
+              + " group's host half (a cpu group for host buffers) could not start: "
+              + hostFailure.getMessage(),
+          hostFailure);
+    }
+    return host;
+  }
+
+  /** True if both are host buffers, false if neither is; a mix is refused. */
+  private static boolean onHost(String op, TensorBuffer input, TensorBuffer output) {
+    boolean in = input instanceof HostBuffer;
+    boolean out = output instanceof HostBuffer;
+    if (in != out) {
+      throw new IllegalArgumentException(
+          op
+              + ": the input is "
+              + (in ? "host" : "device")
+              + " memory but the output is "
+              + (out ? "host" : "device")
+              + " memory (expected: both HostBuffers or both DeviceBuffers; copy one side first)");
+    }
+    return in;
+  }
+
+  @Override
+  public Work allReduce(TensorBuffer input, TensorBuffer output, ReduceOp op) {
+    return onHost("allReduce", input, output)
+        ? host("allReduce").allReduce(input, output, op)
+        : device.allReduce(input, output, op);
+  }
+
+  @Override
+  public Work broadcast(TensorBuffer buffer, int root) {
+    return buffer instanceof HostBuffer
+        ? host("broadcast").broadcast(buffer, root)
+        : device.broadcast(buffer, root);
+  }
+
+  @Override
+  public Work allGather(TensorBuffer input, TensorBuffer output) {
+    return onHost("allGather", input, output)
+        ? host("allGather").allGather(input, output)
+        : device.allGather(input, output);
+  }
+
+  @Override
+  public Work reduceScatter(TensorBuffer input, TensorBuffer output, ReduceOp op) {
+    return onHost("reduceScatter", input, output)
+        ? host("reduceScatter").reduceScatter(input, output, op)
+        : device.reduceScatter(input, output, op);
+  }
+
+  /**
+   * The host half's memory: where every rank shares one node, a block of its shared memory that
+   * host all-reduces read in place. Collective, as on the cpu backend; makes the host half.
+   */
+  @Override
+  public HostBuffer allocateHost(long count, DataType type) {
+    return host("allocateHost").allocateHost(count, type);
+  }
+
+  /** The device half's barrier (host collectives in flight are not waited for, as on cuda). */
+  @Override
+  public Work barrier() {
+    return device.barrier();
+  }
+
+  @Override
+  public int rank() {
+    return device.rank();
+  }
+
+  @Override
+  public int size() {
+    return device.size();
+  }
+
+  @Override
+  public String backend() {
+    return device.backend();
+  }
+
+  @Override
+  public Duration timeout() {
+    return device.timeout();
+  }
+
+  @Override
+  public Store store() {
+    return device.store();
+  }
+
+  @Override
+  public int deviceIndex() {
+    return device.deviceIndex();
+  }
+
+  @Override
+  public CUcontext context() {
+    return device.context();
+  }
+
+  @Override
+  public long maxLaunchBytes() {
+    return device.maxLaunchBytes();
+  }
+
+  /** Closes the host half (waiting for its collectives), then the device half. */
+  @Override
+  public void close() {
+    ProcessGroup h;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      h = host;
+    }
+    RuntimeException first = null;
+    if (h != null) {
+      try {
+        h.close();
+      } catch (RuntimeException e) {
+        first = e;
+      }
+    }
+    try {
+      device.close();
+    } catch (RuntimeException e) {
+      if (first == null) {
+        throw e;
+      }
+      first.addSuppressed(e);
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return backend() + " group rank " + rank() + "/" + size() + " (host buffers: cpu group)";
+  }
+}
