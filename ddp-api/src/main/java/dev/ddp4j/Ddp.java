@@ -16,6 +16,9 @@ import java.util.ServiceLoader;
  */
 public final class Ddp {
 
+  /** The backends ddp4j's collectives module provides. */
+  private static final List<String> BUILT_IN = List.of("cpu", "cuda", "nccl");
+
   private Ddp() {}
 
   /** Joins the job with options read from the environment. */
@@ -60,7 +63,8 @@ public final class Ddp {
   }
 
   /**
-   * Picks {@code name} ({@code auto}, {@code cpu} or {@code cuda}) among {@code providers}.
+   * Picks {@code name} ({@code auto}, {@code cpu}, {@code cuda}, {@code nccl}, or another
+   * provider's name) among {@code providers}.
    *
    * @throws ConfigException naming what is missing and why each candidate cannot run
    */
@@ -96,8 +100,20 @@ public final class Ddp {
         return p;
       }
     }
-    List<String> names = providers.stream().map(BackendProvider::name).toList();
+    List<String> names = providers.stream().map(BackendProvider::name).distinct().toList();
+    if (BUILT_IN.contains(name)) {
+      throw new ConfigException(
+          "backend '" + name + "' is not on the classpath (found: " + names + ")");
+    }
+    List<String> known = new ArrayList<>(List.of("auto"));
+    known.addAll(names);
     throw new ConfigException(
-        "backend '" + name + "' is not on the classpath (found: " + names + ")");
+        "backend '"
+            + name
+            + "' is not known (expected: "
+            + String.join(", ", known.subList(0, known.size() - 1))
+            + " or "
+            + known.get(known.size() - 1)
+            + ")");
   }
 }

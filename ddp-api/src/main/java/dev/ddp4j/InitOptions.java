@@ -1,7 +1,6 @@
 package dev.ddp4j;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -18,7 +17,8 @@ import java.util.Map;
  * </table>
  *
  * @param initMethod where the ranks meet
- * @param backend {@code auto}, {@code cpu}, {@code cuda} or {@code nccl}
+ * @param backend {@code auto}, {@code cpu}, {@code cuda}, {@code nccl}, or another backend on the
+ *     classpath (checked by {@link Ddp#init})
  * @param rank this process's rank, or -1 to read RANK
  * @param worldSize the number of ranks, or -1 to read WORLD_SIZE
  * @param timeout timeout of store waits and collectives
@@ -37,9 +37,11 @@ public record InitOptions(
           "initMethod : null (expected: env://, tcp://HOST:PORT or file:///PATH)");
     }
     backend = backend == null ? "auto" : backend.trim().toLowerCase(Locale.ROOT);
-    if (!List.of("auto", "cpu", "cuda", "nccl").contains(backend)) {
+    // The name is checked against the backends on the classpath in Ddp.init (providers of the SPI
+    // may add names); here only its form.
+    if (!backend.matches("[a-z][a-z0-9_-]*")) {
       throw new ConfigException(
-          "backend '" + backend + "' is not known (expected: auto, cpu, cuda or nccl)");
+          "backend '" + backend + "' is not a backend name (expected: auto, cpu, cuda or nccl)");
     }
     if (timeout == null || timeout.isNegative() || timeout.isZero()) {
       throw new ConfigException(

@@ -42,6 +42,16 @@ class DdpInitTest {
         .hasMessage("no backend can run here: cuda: no CUDA driver: libcuda.so.1 not found");
     assertThatThrownBy(() -> Ddp.selectBackend("cuda", List.of(CPU)))
         .hasMessage("backend 'cuda' is not on the classpath (found: [cpu])");
+    assertThatThrownBy(() -> Ddp.selectBackend("gloo", List.of(CPU, NO_CUDA)))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("backend 'gloo' is not known (expected: auto, cpu or cuda)");
+  }
+
+  @Test
+  void shouldSelectABackendOfTheSpiByItsName() {
+    Candidate mine = new Candidate("standin-cuda", Optional.empty(), 0);
+    assertThat(Ddp.selectBackend("standin-cuda", List.of(CPU, mine))).isSameAs(mine);
+    assertThat(Ddp.selectBackend("auto", List.of(mine, CPU))).isSameAs(CPU);
   }
 
   @Test

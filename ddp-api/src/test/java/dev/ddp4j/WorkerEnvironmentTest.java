@@ -81,7 +81,11 @@ class WorkerEnvironmentTest {
     assertThat(ENV.timeout()).isEqualTo(Duration.ofSeconds(300));
     assertThatThrownBy(() -> InitOptions.fromEnvironment(Map.of("DDP4J_TIMEOUT_SECONDS", "soon")))
         .hasMessageContaining("DDP4J_TIMEOUT_SECONDS='soon'");
-    assertThatThrownBy(() -> InitOptions.fromEnvironment(Map.of("DDP4J_BACKEND", "gloo")))
-        .hasMessageContaining("backend 'gloo' is not known (expected: auto, cpu, cuda or nccl)");
+    assertThatThrownBy(() -> InitOptions.fromEnvironment(Map.of("DDP4J_BACKEND", "cuda:nccl")))
+        .hasMessageContaining(
+            "backend 'cuda:nccl' is not a backend name (expected: auto, cpu, cuda or nccl)");
+    // a name of the form is checked against the classpath's providers by Ddp.init (DdpInitTest)
+    assertThat(InitOptions.fromEnvironment(Map.of("DDP4J_BACKEND", "gloo")).backend())
+        .isEqualTo("gloo");
   }
 }

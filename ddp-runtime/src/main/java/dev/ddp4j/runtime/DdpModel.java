@@ -2,7 +2,9 @@ package dev.ddp4j.runtime;
 
 import dev.ddp4j.HostBuffer;
 import dev.ddp4j.ProcessGroup;
+import dev.ddp4j.collectives.gpu.DeviceGroup;
 import dev.ddp4j.collectives.log.DebugLog;
+import dev.ddp4j.collectives.topology.CudaProbe;
 import dev.ddp4j.runtime.bucket.BucketPlan;
 import dev.ddp4j.runtime.bucket.GradientReducer;
 import dev.ddp4j.runtime.bucket.Nd4jGradients;
@@ -14,12 +16,14 @@ import dev.ddp4j.runtime.model.GraphAdapter;
 import dev.ddp4j.runtime.model.ModelAdapter;
 import dev.ddp4j.runtime.model.MultiLayerAdapter;
 import dev.ddp4j.runtime.model.ParityLimits;
+import dev.ddp4j.runtime.nd4jcuda.Nd4jCudaBuild;
 import dev.ddp4j.runtime.nd4jcuda.Nd4jDevices;
 import dev.ddp4j.runtime.nd4jcuda.NdCollectives;
 import dev.ddp4j.runtime.syncbn.SyncBatchNormLayer;
 import dev.ddp4j.runtime.trace.Timeline;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Optional;
 import org.deeplearning4j.nn.api.Model;
 import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
@@ -99,6 +103,7 @@ public final class DdpModel implements AutoCloseable {
       // Host buffers on ND4J's CPU backend; device buffers on ND4J's stream for ND4J CUDA + cuda
       // group.
       this.collectives = NdCollectives.of(group);
+      logHostCompute();
       CommHook hook = collectives.hook(options.commHook());
       this.gradients = new Nd4jGradients(group, plan, hook);
       this.reducer = new GradientReducer(gradients, timeline);
@@ -127,6 +132,33 @@ public final class DdpModel implements AutoCloseable {
     }
   }
 
+  /**
+   * Says once per job (rank 0, at wrap time) that a GPU group's model computes on the CPU, and why
+   * ND4J does not compute on this GPU.
+   */
+  private void logHostCompute() {
+    if (group.rank() != 0
+        || collectives.path() != Nd4jDevices.GradientPath.HOST
+        || !Nd4jDevices.deviceBackend(group.backend())) {
+      return;
+    }
+    int gpu = group instanceof DeviceGroup d ? d.deviceIndex() : 0;
+    Optional<String> why = CudaProbe.unavailableReason();
+    Optional<CudaProbe.Gpu> found =
+        why.isPresent()
+            ? Optional.empty()
+            : CudaProbe.gpus().stream().filter(g -> g.ordinal() == gpu).findFirst();
+    log.log(
+        DebugLog.Level.WARN,
+        Nd4jCudaBuild.hostComputeNotice(
+            group.backend(), gpu, found, why.orElse("the driver does not list it")));
+  }
+
+  /** Where the model computes and how its gradients travel, in words (for a job's first line). */
+  public String placement() {
+    return collectives.placement();
+  }
+
   /** Says once per job (rank 0, at wrap time) where this model cannot match one process bitwise. */
   private void logParityLimits(DdpOptions options) {
     if (group.size() == 1 || group.rank() != 0) {
@@ -138,12 +170,13 @@ public final class DdpModel implements AutoCloseable {
   }
 
   /**
-   * On the cpu backend with more than one rank: the model's gradients move into the group's shared
-   * host memory, so bucket all-reduces read peers' gradients in place (where every rank shares one
-   * node). Collective, as {@link ProcessGroup#allocateHost} is.
+   * With ND4J on its CPU backend and more than one rank (on any group: a GPU group's host half
+   * serves it): the model's gradients move into the group's shared host memory, so bucket
+   * all-reduces read peers' gradients in place (where every rank shares one node). Collective, as
+   * {@link ProcessGroup#allocateHost} is.
    */
   private void moveGradientsToSharedMemory() {
-    if (!group.backend().equals("cpu") || group.size() == 1 || Nd4jDevices.nd4jOnCuda()) {
+    if (group.size() == 1 || Nd4jDevices.nd4jOnCuda()) {
       return;
     }
     INDArray g = adapter.gradients();

@@ -92,6 +92,37 @@ class DdpParityTest {
     }
   }
 
+  /**
+   * A GPU machine whose ND4J computes on the CPU: the group is a cuda group (its device half stood
+   * in), gradients go through its host half, and training still matches one process; rank 0 says
+   * where the model computes.
+   */
+  @Test
+  void shouldTrainLikeOneProcessOverACudaGroupWhileNd4jComputesOnTheCpu(@TempDir Path dir)
+      throws Exception {
+    String output =
+        LaunchedJob.runOk(
+            2,
+            Map.of("DDP4J_BACKEND", "standin-cuda"),
+            ParityWorker.class.getName(),
+            "cg",
+            "adam",
+            "" + STEPS,
+            "" + LOCAL_BATCH,
+            dir.toString());
+    assertThat(output)
+        .contains(
+            "DdpModel: the model computes on the CPU (ND4J's CPU backend, nd4j-native) and its"
+                + " gradients take the cuda group's host half (shared memory, sockets)");
+    float[][] expected = reference("cg", "adam", 2);
+    List<float[]> rank0 = LaunchedJob.snapshots(dir.resolve("rank0.params"));
+    List<float[]> rank1 = LaunchedJob.snapshots(dir.resolve("rank1.params"));
+    for (int s = 0; s <= STEPS; s++) {
+      assertThat(rank1.get(s)).as("rank 1 equals rank 0 after step %d", s).isEqualTo(rank0.get(s));
+      assertClose(rank0.get(s), expected[s], 1e-5, "after step " + s);
+    }
+  }
+
   @Test
   void fp16CompressionShouldStayCloseToExactTraining(@TempDir Path dir) throws Exception {
     LaunchedJob.runOk(

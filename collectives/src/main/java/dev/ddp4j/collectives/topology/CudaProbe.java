@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import jcuda.driver.CUdevice;
+import jcuda.driver.CUdevice_attribute;
 import jcuda.driver.CUresult;
 import jcuda.driver.JCudaDriver;
 
@@ -18,9 +19,11 @@ import jcuda.driver.JCudaDriver;
 public final class CudaProbe {
 
   /**
-   * One visible GPU: its ordinal in this process and its PCI bus id (e.g. {@code 0000:18:00.0}).
+   * One visible GPU: its ordinal in this process, its PCI bus id (e.g. {@code 0000:18:00.0}) and
+   * its compute capability as {@code 10 * major + minor} ({@code 90} for 9.0).
    */
-  public record Gpu(int ordinal, String name, String pciBusId, long totalMemoryBytes) {}
+  public record Gpu(
+      int ordinal, String name, String pciBusId, long totalMemoryBytes, int computeCapability) {}
 
   private CudaProbe() {}
 
@@ -74,7 +77,13 @@ public final class CudaProbe {
       JCudaDriver.cuDeviceGetPCIBusId(bus, 32, dev);
       long[] mem = new long[1];
       JCudaDriver.cuDeviceTotalMem(mem, dev);
-      out.add(new Gpu(i, cString(name), bus[0].trim(), mem[0]));
+      int[] major = new int[1];
+      int[] minor = new int[1];
+      JCudaDriver.cuDeviceGetAttribute(
+          major, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+      JCudaDriver.cuDeviceGetAttribute(
+          minor, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+      out.add(new Gpu(i, cString(name), bus[0].trim(), mem[0], 10 * major[0] + minor[0]));
     }
     return out;
   }

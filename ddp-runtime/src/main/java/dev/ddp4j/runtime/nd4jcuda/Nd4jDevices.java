@@ -1,6 +1,5 @@
 package dev.ddp4j.runtime.nd4jcuda;
 
-import dev.ddp4j.ConfigException;
 import org.nd4j.linalg.factory.Nd4j;
 
 /**
@@ -12,7 +11,8 @@ import org.nd4j.linalg.factory.Nd4j;
  *   <tr><td>CPU</td><td>cpu</td><td>host memory in place (as before)</td></tr>
  *   <tr><td>CUDA</td><td>cuda</td><td>device memory in place on ND4J's stream ({@link Nd4jDevice})</td></tr>
  *   <tr><td>CUDA</td><td>cpu</td><td>ND4J's host copy, synchronised before and marked newest after</td></tr>
- *   <tr><td>CPU</td><td>cuda</td><td>refused: host arrays cannot go to a GPU group</td></tr>
+ *   <tr><td>CPU</td><td>cuda, nccl</td><td>host memory in place, through the group's host half (a
+ *   cpu group; ND4J 1.0.0-M2.1 cannot compute on every GPU, see {@link Nd4jCudaBuild})</td></tr>
  * </table>
  *
  * The CUDA implementation is found by name with {@link Class#forName}, so this class (and DdpModel)
@@ -64,20 +64,22 @@ public final class Nd4jDevices {
     }
   }
 
-  /**
-   * Checks that a group of backend {@code groupBackend} can take ND4J's arrays on this backend.
-   *
-   * @throws ConfigException for a {@code cuda} or {@code nccl} group with ND4J on the CPU, naming
-   *     the two fixes
-   */
-  public static void checkCompatible(String groupBackend) {
-    if (deviceBackend(groupBackend) && !nd4jOnCuda()) {
-      throw new ConfigException(
-          "the process group is '"
-              + groupBackend
-              + "' but ND4J runs on its CPU backend, so gradients are in host memory"
-              + " (expected: DDP4J_BACKEND=cpu, or ND4J's CUDA backend: build with -Pnd4j-cuda)");
+  /** Where DdpModel's gradients travel, decided by where ND4J keeps them. */
+  public enum GradientPath {
+    /** ND4J on its CPU backend: host memory in place, over any group (its host half on GPUs). */
+    HOST,
+    /** ND4J on CUDA with a cuda or nccl group: device memory in place on ND4J's stream. */
+    DEVICE,
+    /** ND4J on CUDA with a cpu group: ND4J's host copy, synchronised before, marked after. */
+    HOST_STAGED
+  }
+
+  /** The path for ND4J on CUDA ({@code nd4jOnCuda}) or not, and a group of {@code groupBackend}. */
+  public static GradientPath path(boolean nd4jOnCuda, String groupBackend) {
+    if (!nd4jOnCuda) {
+      return GradientPath.HOST;
     }
+    return deviceBackend(groupBackend) ? GradientPath.DEVICE : GradientPath.HOST_STAGED;
   }
 
   /** True for the backends whose groups take device buffers: {@code cuda} and {@code nccl}. */

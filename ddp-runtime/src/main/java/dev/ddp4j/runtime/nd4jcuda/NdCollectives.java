@@ -25,27 +25,41 @@ public final class NdCollectives {
   private final Nd4jDevice device;
 
   private final boolean stageOnHost;
+  private final Nd4jDevices.GradientPath path;
 
-  private NdCollectives(ProcessGroup group, Nd4jDevice device, boolean stageOnHost) {
+  private NdCollectives(ProcessGroup group, Nd4jDevices.GradientPath path, Nd4jDevice device) {
     this.group = group;
+    this.path = path;
     this.device = device;
-    this.stageOnHost = stageOnHost;
+    this.stageOnHost = path == Nd4jDevices.GradientPath.HOST_STAGED;
+  }
+
+  /** Chooses the path for {@code group} and ND4J's current backend ({@link Nd4jDevices#path}). */
+  public static NdCollectives of(ProcessGroup group) {
+    Nd4jDevices.GradientPath path = Nd4jDevices.path(Nd4jDevices.nd4jOnCuda(), group.backend());
+    return new NdCollectives(
+        group, path, path == Nd4jDevices.GradientPath.DEVICE ? Nd4jDevices.load() : null);
+  }
+
+  /** The path chosen. */
+  public Nd4jDevices.GradientPath path() {
+    return path;
   }
 
   /**
-   * Chooses the path for {@code group} and ND4J's current backend.
-   *
-   * @throws dev.ddp4j.ConfigException for a {@code cuda} group with ND4J on the CPU
+   * Where the model computes and how its gradients travel, in words: {@code the model on ND4J's CPU
+   * backend, gradients over the cuda group's host half}.
    */
-  public static NdCollectives of(ProcessGroup group) {
-    Nd4jDevices.checkCompatible(group.backend());
-    boolean cudaGroup = Nd4jDevices.deviceBackend(group.backend());
-    if (!Nd4jDevices.nd4jOnCuda()) {
-      return new NdCollectives(group, null, false);
-    }
-    return cudaGroup
-        ? new NdCollectives(group, Nd4jDevices.load(), false)
-        : new NdCollectives(group, null, true);
+  public String placement() {
+    String b = group.backend();
+    return switch (path) {
+      case HOST ->
+          "the model on ND4J's CPU backend, gradients over the "
+              + (b.equals("cpu") ? "cpu group" : b + " group's host half (a cpu group)");
+      case DEVICE -> "the model on ND4J's CUDA backend, gradients over the " + b + " group on GPU";
+      case HOST_STAGED ->
+          "the model on ND4J's CUDA backend, gradients over the cpu group through host copies";
+    };
   }
 
   /** Whether buckets travel as device memory ({@code cuda} group on ND4J's CUDA backend). */
