@@ -168,6 +168,9 @@ public final class Train implements Callable<Integer> {
             firstEpoch > 0 ? ", resumed at epoch " + firstEpoch : "");
       }
       try (DdpModel ddp = DdpModel.wrap(net, pg)) {
+        if (pg.rank() == 0) {
+          System.out.println("Train: " + ddp.placement());
+        }
         ProgressListener progress =
             new ProgressListener(pg, train.examplesPerEpoch() / batchSize, batchSize);
         net.addListeners(progress);

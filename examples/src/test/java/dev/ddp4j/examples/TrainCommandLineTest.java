@@ -39,8 +39,37 @@ class TrainCommandLineTest {
             dir.toString());
     assertThat(out)
         .contains("[rank0]:Train: 1 rank (cpu backend), 720 examples per rank per epoch")
+        .contains("[rank0]:Train: the model on ND4J's CPU backend, gradients over the cpu group")
         .containsPattern(
             "epoch 1/1 done in [0-9.]+ s \\([0-9,]+ examples/s over 1 rank\\): test accuracy [0-9.]+%");
+  }
+
+  /** What Train does by default on a GPU machine, with the cuda group's device half stood in. */
+  @Test
+  void onACudaGroupTrainShouldSayWhereTheModelComputesAndReachItsAccuracy(@TempDir Path dir)
+      throws Exception {
+    String out =
+        LaunchedJob.runOk(
+            2,
+            Map.of("DDP4J_BACKEND", "standin-cuda"),
+            "Train",
+            "--epochs",
+            "2",
+            "--examples",
+            "4000",
+            "--checkpoint-dir",
+            dir.toString());
+    assertThat(out)
+        .contains("[rank0]:Train: 2 ranks (cuda backend), 1800 examples per rank per epoch")
+        .contains(
+            "[rank0]:Train: the model on ND4J's CPU backend, gradients over the cuda group's host"
+                + " half (a cpu group)")
+        .doesNotContain("[rank1]:Train: the model");
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("final test accuracy: ([0-9.]+)%").matcher(out);
+    assertThat(m.find()).as(out).isTrue();
+    // 2 epochs of 3600 examples: well above the 10% of guessing (the README's 5 x 21600 reach 84%)
+    assertThat(Double.parseDouble(m.group(1))).as(out).isGreaterThan(40.0);
   }
 
   @Test
