@@ -3,6 +3,8 @@ package dev.ddp4j.collectives.cuda.harness;
 import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.cuda.CudaProcessGroup;
 import dev.ddp4j.collectives.cuda.SwitchableChooser;
+import dev.ddp4j.collectives.gpu.DeviceGroup;
+import dev.ddp4j.collectives.gpu.HostDeviceGroup;
 import dev.ddp4j.collectives.nccl.NcclProcessGroup;
 import dev.ddp4j.collectives.store.FileStore;
 import dev.ddp4j.collectives.topology.CudaProbe;
@@ -18,7 +20,8 @@ import java.util.List;
  * the all-reduce table, {@code routes} only creates a group (for its {@code DDP4J_DEBUG=INFO} route
  * lines), {@code staged-check [--large]} and {@code staged-missing} check a host-staged group (set
  * {@code DDP4J_P2P_DISABLE=1} or {@code DDP4J_P2P_DISABLE_PAIRS}, or pass {@code --host-per-rank}
- * to give every rank a {@code DDP4J_HOST_ID} of its own). {@code --ranks-per-host K} puts every K
+ * to give every rank a {@code DDP4J_HOST_ID} of its own), {@code host} runs host-buffer and device
+ * cases through the group {@code Ddp.init()} returns (either backend). {@code --ranks-per-host K} puts every K
  * ranks on a fake host of their own (the multi-host hierarchical route, with any mode). With {@code
  * --backend nccl}, {@code check}, {@code stuck} and {@code missing} run on an nccl group instead
  * (see {@link #ncclWork}). It starts N worker JVMs (one per GPU) and prints rank 0's output, and
@@ -123,6 +126,9 @@ public final class GpuHarness {
       SwitchableChooser chooser = new SwitchableChooser();
       CudaProcessGroup pg = chooser.join(w, store, timeout, 240L << 20);
       int failures;
+      if (mode.equals("host")) {
+        return hostAndDevice(pg, chooser, w, store, timeout);
+      }
       if (mode.equals("routes")) { // the group's set-up alone: its route lines
         failures = 0;
         System.out.printf("# rank %d: group created (%s)%n", w.rank(), pg.backend());
@@ -166,6 +172,30 @@ public final class GpuHarness {
   }
 
   /**
+   * {@code host}: the group {@code Ddp.init()} returns ({@link HostDeviceGroup} over {@code pg}):
+   * every collective on host buffers through its host half (CorrectnessScenario, checked against
+   * the sequential reference), then the quick device cases through the same group, so both memories
+   * run in one group. Closes the group.
+   */
+  private static int hostAndDevice(
+      DeviceGroup pg,
+      SwitchableChooser chooser,
+      WorkerEnvironment w,
+      FileStore store,
+      Duration timeout) {
+    try (HostDeviceGroup both = HostDeviceGroup.over(pg, w, store, timeout)) {
+      new dev.ddp4j.collectives.cpu.CorrectnessScenario().run(both, new String[0]);
+      System.out.printf("# rank %d: host buffers on the %s group passed%n", w.rank(), pg.backend());
+      AllReduceCheck c = new AllReduceCheck(both, chooser, System.out);
+      c.runAll(false, List.of("auto"));
+      System.out.printf(
+          "# rank %d: %d device cases after the host ones, %d failed%n",
+          w.rank(), c.cases(), c.failed());
+      return c.failed() == 0 ? 0 : 1;
+    }
+  }
+
+  /**
    * {@code --backend nccl}: {@code check} runs the correctness cases on an nccl group (no
    * algorithms to choose), {@code stuck} and {@code missing} its failure paths (NcclFailureCheck).
    */
@@ -176,6 +206,9 @@ public final class GpuHarness {
       System.out.printf(
           "# rank %d: nccl group, NCCL %s from %s%n",
           w.rank(), pg.library().version(), pg.library().path());
+      if (mode.equals("host")) {
+        return hostAndDevice(pg, null, w, store, timeout);
+      }
       int failures;
       if (mode.equals("stuck")) {
         return NcclFailureCheck.stuck(pg, System.out) == 0 ? 0 : 1;
