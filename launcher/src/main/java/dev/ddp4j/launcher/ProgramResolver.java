@@ -36,21 +36,19 @@ final class ProgramResolver {
       throw new UsageException(
           "no program given (expected: a main class such as Train or com.acme.Train, or an application jar)");
     }
-    List<String> user = split(userClasspath);
-    for (String p :
-        userClasspath == null ? new String[0] : userClasspath.split(File.pathSeparator)) {
-      if (!p.isBlank() && !p.endsWith("*") && !Files.exists(Path.of(p))) {
-        throw new UsageException(
-            "--classpath="
-                + userClasspath
-                + ": "
-                + p
-                + " does not exist (expected: jars or folders joined by '"
-                + File.pathSeparator
-                + "', such as examples/target/examples.jar; run from the folder they are relative to)");
-      }
+    List<String> user = ProgramClasspath.split(userClasspath);
+    List<String> missing = ProgramClasspath.missing(userClasspath);
+    if (!missing.isEmpty()) {
+      throw new UsageException(
+          "--classpath="
+              + userClasspath
+              + ": "
+              + missing.get(0)
+              + " does not exist (expected: jars or folders joined by '"
+              + File.pathSeparator
+              + "', such as examples/target/examples.jar; run from the folder they are relative to)");
     }
-    List<String> launcher = split(launcherClasspath);
+    List<String> launcher = ProgramClasspath.split(launcherClasspath);
     Set<String> all = new LinkedHashSet<>();
     if (program.endsWith(".jar")) {
       Path jar = Path.of(program).toAbsolutePath();
@@ -146,19 +144,6 @@ final class ProgramResolver {
       }
     } catch (IOException e) {
       return candidates;
-    }
-    return out;
-  }
-
-  static List<String> split(String classpath) {
-    List<String> out = new ArrayList<>();
-    if (classpath == null) {
-      return out;
-    }
-    for (String p : classpath.split(File.pathSeparator)) {
-      if (!p.isBlank()) {
-        out.add(Path.of(p).toAbsolutePath().toString());
-      }
     }
     return out;
   }

@@ -66,21 +66,32 @@ public record FatBinaryArchitectures(Set<Integer> machineCode, Set<Integer> ptx)
    * @throws IllegalArgumentException if {@code image} is not a fat binary or is truncated
    */
   public static List<Entry> entries(byte[] image) {
-    ByteBuffer b = ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN);
+    return entries(ByteBuffer.wrap(image));
+  }
+
+  /**
+   * The entries of every container in {@code image}'s remaining bytes (a mapped {@code .nv_fatbin}
+   * section, say), in order; offsets count from its position, which is left as it was.
+   *
+   * @throws IllegalArgumentException if {@code image} is not a fat binary or is truncated
+   */
+  public static List<Entry> entries(ByteBuffer image) {
+    ByteBuffer b = image.slice().order(ByteOrder.LITTLE_ENDIAN);
+    int length = b.limit();
     List<Entry> out = new ArrayList<>();
     int at = 0;
-    while (at < image.length) {
-      if (image.length - at < 16 || b.getInt(at) != MAGIC) {
+    while (at < length) {
+      if (length - at < 16 || b.getInt(at) != MAGIC) {
         throw new IllegalArgumentException(
             String.format(
                 "not a CUDA fat binary: no container magic 0x%08X at byte %d of %d",
-                MAGIC, at, image.length));
+                MAGIC, at, length));
       }
       int headerBytes = b.getShort(at + 6) & 0xFFFF;
       long end = at + headerBytes + b.getLong(at + 8);
-      if (end > image.length) {
+      if (end > length) {
         throw new IllegalArgumentException(
-            "truncated CUDA fat binary: a container ends at byte " + end + " of " + image.length);
+            "truncated CUDA fat binary: a container ends at byte " + end + " of " + length);
       }
       long entry = at + headerBytes;
       while (entry < end) {
@@ -114,6 +125,16 @@ public record FatBinaryArchitectures(Set<Integer> machineCode, Set<Integer> ptx)
    * @throws IllegalArgumentException if {@code image} is not a fat binary or is truncated
    */
   public static FatBinaryArchitectures parse(byte[] image) {
+    return parse(ByteBuffer.wrap(image));
+  }
+
+  /**
+   * The architectures of every entry of every container in {@code image}'s remaining bytes; its
+   * position is left as it was.
+   *
+   * @throws IllegalArgumentException if {@code image} is not a fat binary or is truncated
+   */
+  public static FatBinaryArchitectures parse(ByteBuffer image) {
     SortedSet<Integer> sass = new TreeSet<>();
     SortedSet<Integer> ptx = new TreeSet<>();
     for (Entry e : entries(image)) {

@@ -58,6 +58,25 @@ class FatBinaryArchitecturesTest {
   }
 
   @Test
+  void shouldReadABufferRegionWithOffsetsFromItsPosition() {
+    byte[] image = concat(container(entry(ELF, 75, 9)), container(entry(ELF, 86, 3)));
+    // A section inside a mapped library: bytes before and after it, read from a direct buffer.
+    ByteBuffer file = ByteBuffer.allocateDirect(24 + image.length + 40);
+    file.position(24);
+    file.put(image);
+    ByteBuffer section = file.position(24).slice().limit(image.length);
+    FatBinaryArchitectures a = FatBinaryArchitectures.parse(section);
+    assertThat(a.machineCode()).containsExactly(75, 86);
+    assertThat(a.ptx()).isEmpty();
+    assertThat(FatBinaryArchitectures.entries(file.position(24).slice().limit(image.length)))
+        .isEqualTo(FatBinaryArchitectures.entries(image));
+    assertThat(section.position()).as("the caller's position").isZero();
+    assertThatThrownBy(() -> FatBinaryArchitectures.parse(file.position(0)))
+        .hasMessage(
+            "not a CUDA fat binary: no container magic 0xBA55ED50 at byte 0 of " + file.capacity());
+  }
+
+  @Test
   void shouldRejectWhatIsNotAFatBinary() {
     assertThatThrownBy(() -> FatBinaryArchitectures.parse("\u007fELF....".getBytes()))
         .isInstanceOf(IllegalArgumentException.class)

@@ -1,5 +1,6 @@
 package dev.ddp4j.launcher.doctor;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongSupplier;
@@ -23,6 +24,9 @@ final class Doctor {
     GpuInventory gpus = inv;
     int ranks = job.ranksHere(gpus.gpus().size());
     guarded(out, GpuCheck.NAME, () -> GpuCheck.check(gpus, m));
+    Path tmpDir = Path.of(System.getProperty("java.io.tmpdir"));
+    guarded(
+        out, Nd4jCheck.NAME, () -> Nd4jCheck.check(gpus, job.programClasspath(), m.env(), tmpDir));
     guarded(out, PeerAccessCheck.NAME, () -> PeerAccessCheck.check(gpus, ranks, m.env()));
     guarded(out, SharedMemoryCheck.NAME, () -> SharedMemoryCheck.check(m, gpus, job));
     guarded(out, NumaCheck.NAME, () -> NumaCheck.check(m, gpus));

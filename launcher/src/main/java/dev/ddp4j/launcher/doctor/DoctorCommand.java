@@ -26,9 +26,10 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-      "Checks this machine for a job: GPUs and driver, peer access, shared memory, NUMA, network,",
-      "the store port and secret, locked-memory and ptrace limits; with --nnodes > 1 every node's",
-      "doctor joins the store (run it on every node with the job's flags) and node 0 reports all.",
+      "Checks this machine for a job: GPUs and driver, ND4J's backend (with --classpath), peer",
+      "access, shared memory, NUMA, network, the store port and secret, locked-memory and ptrace",
+      "limits; with --nnodes > 1 every node's doctor joins the store (run it on every node with",
+      "the job's flags) and node 0 reports all.",
       "Exit status: 0 when no check FAILs (WARN included), 1 otherwise, 2 bad usage."
     })
 public final class DoctorCommand implements Callable<Integer> {
@@ -87,6 +88,14 @@ public final class DoctorCommand implements Callable<Integer> {
       description =
           "How long to wait for the store and the other nodes. Default: ${DEFAULT-VALUE}.")
   double rdzvTimeoutSeconds;
+
+  @Option(
+      names = {"--classpath", "-cp"},
+      paramLabel = "PATH",
+      description =
+          "The job's --classpath (jars and folders, ':'-separated), to check ND4J's backend on it."
+              + " Default: none (not checked).")
+  String classpath;
 
   /** The machine checked; tests give a recorded one. */
   Machine machine;
@@ -163,7 +172,8 @@ public final class DoctorCommand implements Callable<Integer> {
         masterPort,
         secret,
         source,
-        Duration.ofMillis(Math.round(rdzvTimeoutSeconds * 1000)));
+        Duration.ofMillis(Math.round(rdzvTimeoutSeconds * 1000)),
+        classpath == null ? "" : classpath);
   }
 
   private CommandLine.ParameterException usage(String message) {

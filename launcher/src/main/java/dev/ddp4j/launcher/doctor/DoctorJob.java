@@ -13,6 +13,8 @@ import java.time.Duration;
  * @param secret the job's store secret, or empty where none is set
  * @param secretSource where the secret came from, for the report
  * @param joinTimeout how long a multi-node doctor waits to reach the store and the other nodes
+ * @param programClasspath the job's {@code --classpath}, where ND4J's backend is looked for; empty
+ *     where none was given
  */
 record DoctorJob(
     int nprocPerNode,
@@ -22,7 +24,8 @@ record DoctorJob(
     int masterPort,
     String secret,
     String secretSource,
-    Duration joinTimeout) {
+    Duration joinTimeout,
+    String programClasspath) {
 
   boolean isMultiNode() {
     return nnodes > 1;

@@ -2,7 +2,9 @@ package dev.ddp4j.launcher.doctor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@code doctor} against recorded machines (src/test/resources/doctor/). */
 class DoctorFixtureTest {
@@ -26,8 +28,9 @@ class DoctorFixtureTest {
     assertThat(r.line("rdma"))
         .contains("mlx5_0 (InfiniBand)", "libnccl.so.2 at /usr/lib/x86_64-linux-gnu/libnccl.so.2");
     assertThat(r.line("memlock")).contains("unlimited");
+    assertThat(r.line("nd4j")).contains("no program class path given");
     assertThat(r.out().lines().reduce((a, b) -> b).orElseThrow())
-        .isEqualTo("doctor on dgx-h100-01: OK (10 checks, 0 WARN, 0 FAIL)");
+        .isEqualTo("doctor on dgx-h100-01: OK (11 checks, 0 WARN, 0 FAIL)");
   }
 
   @Test
@@ -115,6 +118,22 @@ class DoctorFixtureTest {
     assertThat(r.out()).startsWith("{\"host\": \"pcie-acs\", \"worst\": \"WARN\", \"checks\": [");
     assertThat(r.out())
         .contains("{\"status\": \"WARN\", \"check\": \"peer-access\", \"saw\": \"GPU0-GPU1 (PIX)");
-    assertThat(r.out().lines().filter(l -> l.startsWith("  {\"status\"")).count()).isEqualTo(10);
+    assertThat(r.out().lines().filter(l -> l.startsWith("  {\"status\"")).count()).isEqualTo(11);
+  }
+
+  @Test
+  void nd4jsCudaLibraryWithoutHopperKernelsShouldFailOnTheH100sAndPassOnAnA6000(@TempDir Path dir) {
+    String cuda = Nd4jJars.cuda(dir, Nd4jJars.fixtureLibrary()).toString();
+    DoctorRun h100 = DoctorRun.of(new RecordedMachine("dgx-h100"), "--classpath=" + cuda);
+    assertThat(h100.line("nd4j"))
+        .startsWith("FAIL")
+        .contains(
+            "GPU 0,1,2,3,4,5,6,7 (NVIDIA H100 80GB HBM3, compute capability 9.0)",
+            "machine code for sm_75, sm_86 and no PTX",
+            "build without -Pnd4j-cuda");
+    assertThat(h100.exitStatus()).isEqualTo(1);
+    DoctorRun a6000 = DoctorRun.of(new RecordedMachine("a6000-workstation"), "-cp", cuda);
+    assertThat(a6000.line("nd4j")).startsWith("OK").contains("runs on every GPU here");
+    assertThat(a6000.line("gpu")).contains("1 x NVIDIA RTX A6000 (compute capability 8.6)");
   }
 }

@@ -26,12 +26,14 @@ class DoctorProcessTest {
     byte[] out = p.getInputStream().readAllBytes();
     assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("doctor finished within 120 s").isTrue();
     List<String> lines = new String(out, StandardCharsets.UTF_8).lines().toList();
-    assertThat(lines).hasSizeGreaterThanOrEqualTo(11);
+    assertThat(lines).hasSizeGreaterThanOrEqualTo(12);
     List<String> checks = lines.subList(0, lines.size() - 1);
-    assertThat(checks).allMatch(l -> l.matches("(OK  |WARN|FAIL) [a-z-]+ +\\S.*"), "a check line");
+    assertThat(checks)
+        .allMatch(l -> l.matches("(OK  |WARN|FAIL) [a-z0-9-]+ +\\S.*"), "a check line");
     assertThat(checks.stream().map(l -> l.substring(5).split(" +")[0]).distinct())
         .contains(
             "gpu",
+            "nd4j",
             "peer-access",
             "shm",
             "numa",

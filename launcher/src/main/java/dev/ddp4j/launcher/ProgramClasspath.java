@@ -1,0 +1,74 @@
+package dev.ddp4j.launcher;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The program's {@code --classpath} as the launcher reads it, for the launcher and its doctor:
+ * entries joined by {@link File#pathSeparator}, each a jar, a folder, or {@code dir/*}, which the
+ * launcher hands to the worker JVMs as it is and which they expand to the folder's jars.
+ */
+public final class ProgramClasspath {
+
+  private ProgramClasspath() {}
+
+  /** The entries, absolute, blank ones left out; {@code dir/*} stays as it is. */
+  public static List<String> split(String classpath) {
+    List<String> out = new ArrayList<>();
+    if (classpath == null) {
+      return out;
+    }
+    for (String p : classpath.split(File.pathSeparator)) {
+      if (!p.isBlank()) {
+        out.add(Path.of(p).toAbsolutePath().toString());
+      }
+    }
+    return out;
+  }
+
+  /** The entries, as given, that do not exist; {@code dir/*} ones are not looked at. */
+  public static List<String> missing(String classpath) {
+    List<String> out = new ArrayList<>();
+    for (String p : classpath == null ? new String[0] : classpath.split(File.pathSeparator)) {
+      if (!p.isBlank() && !p.endsWith("*") && !Files.exists(Path.of(p))) {
+        out.add(p);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The jars and folders a worker JVM reads, in order: {@code dir/*} becomes the folder's {@code
+   * .jar} and {@code .JAR} files, as {@code java -cp} expands it (not recursively; sorted here, as
+   * the JVM's order is the file system's).
+   */
+  public static List<Path> files(String classpath) {
+    List<Path> out = new ArrayList<>();
+    for (String e : split(classpath)) {
+      Path p = Path.of(e);
+      if (!p.getFileName().toString().equals("*")) {
+        out.add(p);
+        continue;
+      }
+      Path dir = p.getParent();
+      if (!Files.isDirectory(dir)) {
+        continue;
+      }
+      try (Stream<Path> in = Files.list(dir)) {
+        in.filter(f -> f.toString().endsWith(".jar") || f.toString().endsWith(".JAR"))
+            .filter(Files::isRegularFile)
+            .sorted()
+            .forEach(out::add);
+      } catch (IOException x) {
+        throw new UncheckedIOException("cannot list " + dir + " for classpath entry " + e, x);
+      }
+    }
+    return out;
+  }
+}
