@@ -18,18 +18,18 @@ import java.util.stream.Collectors;
 /**
  * ND4J's backend on the program's class path ({@code --classpath}) against this machine: ND4J loads
  * its CUDA backend over the CPU one when both are there, and that one's {@code libnd4jcuda.so} must
- * hold kernels for every GPU; with ND4J on the CPU, DdpModel refuses the {@code cuda} group that
- * {@code DDP4J_BACKEND=auto} picks on a GPU machine.
+ * hold kernels for every GPU; with ND4J on the CPU, the model trains on the CPU and the {@code
+ * cuda} group that {@code DDP4J_BACKEND=auto} picks on a GPU machine takes its gradients through
+ * its host half.
  */
 final class Nd4jCheck {
 
   static final String NAME = "nd4j";
 
-  /** What the model trains on when ND4J's CUDA backend cannot: both steps, as DdpModel needs. */
+  /** What the model trains on when ND4J's CUDA backend cannot. */
   static final String CPU_FIX =
       "train on ND4J's CPU backend: build without -Pnd4j-cuda so that nd4j-native, not nd4j-cuda, is"
-          + " on the class path, and set DDP4J_BACKEND=cpu (DdpModel refuses the cuda group with ND4J"
-          + " on the CPU)";
+          + " on the class path (the cuda group then takes the gradients through its host half)";
 
   private Nd4jCheck() {}
 
@@ -96,18 +96,13 @@ final class Nd4jCheck {
       if (inv.gpus().isEmpty() || group.equals("cpu")) {
         return Finding.ok(NAME, found + ": the model trains on the CPU");
       }
-      return Finding.warn(
+      return Finding.ok(
           NAME,
           found
-              + " on a machine with "
-              + inv.gpus().size()
-              + " GPU(s), where DDP4J_BACKEND="
-              + group
-              + (group.equals("auto")
-                  ? " picks the cuda group"
-                  : " asks for the " + group + " group")
-              + ", which DdpModel refuses with ND4J on the CPU",
-          "DDP4J_BACKEND=cpu, or build with -Pnd4j-cuda where ND4J's CUDA backend runs on these GPUs");
+              + ": the model trains on the CPU, its gradients go through the "
+              + (group.equals("auto") ? "cuda" : group)
+              + " group's host half (ND4J's CUDA backend, -Pnd4j-cuda, computes on V100, T4, A100,"
+              + " RTX 30 and 40, not on H100 or H200)");
     }
     if (inv.gpus().isEmpty()) {
       return Finding.warn(
