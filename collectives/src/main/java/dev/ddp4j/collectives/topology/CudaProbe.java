@@ -77,15 +77,20 @@ public final class CudaProbe {
       JCudaDriver.cuDeviceGetPCIBusId(bus, 32, dev);
       long[] mem = new long[1];
       JCudaDriver.cuDeviceTotalMem(mem, dev);
-      int[] major = new int[1];
-      int[] minor = new int[1];
-      JCudaDriver.cuDeviceGetAttribute(
-          major, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
-      JCudaDriver.cuDeviceGetAttribute(
-          minor, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
-      out.add(new Gpu(i, cString(name), bus[0].trim(), mem[0], 10 * major[0] + minor[0]));
+      out.add(new Gpu(i, cString(name), bus[0].trim(), mem[0], computeCapability(dev)));
     }
     return out;
+  }
+
+  /** {@code dev}'s compute capability as {@code 10 * major + minor} ({@code 90} for 9.0). */
+  static int computeCapability(CUdevice dev) {
+    int[] major = new int[1];
+    int[] minor = new int[1];
+    JCudaDriver.cuDeviceGetAttribute(
+        major, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+    JCudaDriver.cuDeviceGetAttribute(
+        minor, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+    return 10 * major[0] + minor[0];
   }
 
   private static String cString(byte[] b) {

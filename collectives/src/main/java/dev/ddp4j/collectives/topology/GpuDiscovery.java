@@ -11,7 +11,6 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import jcuda.driver.CUdevice;
-import jcuda.driver.CUdevice_attribute;
 import jcuda.driver.JCudaDriver;
 
 /**
@@ -196,13 +195,7 @@ final class GpuDiscovery {
   private static int computeCapability(int ordinal) {
     CUdevice dev = new CUdevice();
     JCudaDriver.cuDeviceGet(dev, ordinal);
-    int[] major = new int[1];
-    int[] minor = new int[1];
-    JCudaDriver.cuDeviceGetAttribute(
-        major, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
-    JCudaDriver.cuDeviceGetAttribute(
-        minor, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
-    return major[0] * 10 + minor[0];
+    return CudaProbe.computeCapability(dev);
   }
 
   /** Ordinals this GPU can access as peers (cuDeviceCanAccessPeer), comma-separated. */
