@@ -32,7 +32,7 @@ import picocli.CommandLine.Parameters;
     footerHeading = "%nWorker environment:%n",
     footer = {
       "  RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR, MASTER_PORT,",
-      "  DDP4J_RESTART_COUNT; OMP_NUM_THREADS=1 when several workers share a node and it is unset.",
+      "  DDP4J_RESTART_COUNT; OMP_NUM_THREADS=1 unless it is set.",
       "Exit status: 0 all workers succeeded, 1 a worker failed, 2 bad usage."
     })
 public final class LaunchCommand implements Callable<Integer> {

@@ -62,7 +62,7 @@ class WorkerSetupTest {
   }
 
   @Test
-  void ompNumThreadsShouldBeLeftAloneWhenSetOrWhenOneWorkerRuns() {
+  void ompNumThreadsShouldBeOneForEveryWorkerCountUnlessTheUserSetIt() {
     Map<String, String> env = new HashMap<>(Map.of("OMP_NUM_THREADS", "8"));
     WorkerCommand.environment(
         env, config(4, new int[4]), new WorkerSpec(0, 0, 4, 4, 0, 0), InitMethod.tcp("h", 1));
@@ -70,7 +70,7 @@ class WorkerSetupTest {
     Map<String, String> single = new HashMap<>();
     WorkerCommand.environment(
         single, config(1, new int[1]), new WorkerSpec(0, 0, 1, 1, 0, 0), InitMethod.tcp("h", 1));
-    assertThat(single).doesNotContainKey("OMP_NUM_THREADS");
+    assertThat(single).containsEntry("OMP_NUM_THREADS", "1");
   }
 
   @Test
