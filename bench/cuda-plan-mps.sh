@@ -32,6 +32,8 @@ for step in ${STEPS:-check tests}; do
       check shared-2 2
       [ -n "${WITH_H200_FIXTURE:-}" ] && DDP4J_TOPO_FILE=$topo/h200-2gpu-nv18.txt check h200-2 2 --quick
       DDP4J_TOPO_FILE=$topo/a100-4gpu-nvlink-pairs.txt check a100-4 4 --quick
+      DDP4J_TOPO_FILE=$topo/a100-4gpu-nv4-pix.txt check a100-4-pix 4 --quick
+      DDP4J_TOPO_FILE=$topo/pcie-4gpu-two-sockets.txt check pcie-4 4 --quick
       DDP4J_P2P_DISABLE_PAIRS=0-1,2-3 check shared-4-no01-23 4 --quick
       DDP4J_TOPO_FILE=$topo/dgx-h100-8gpu-nvswitch.txt check dgx-h100-8 8 --quick
       DDP4J_TOPO_FILE=$topo/dgx-h100-8gpu-nvswitch.txt DDP4J_P2P_DISABLE_PAIRS=0-1 check dgx-h100-8-no01 8 --quick

@@ -6,7 +6,13 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.jar.Attributes;
+import java.util.jar.JarFile;
+import java.util.jar.Manifest;
 import java.util.stream.Stream;
 
 /**
@@ -46,9 +52,45 @@ public final class ProgramClasspath {
   /**
    * The jars and folders a worker JVM reads, in order: {@code dir/*} becomes the folder's {@code
    * .jar} and {@code .JAR} files, as {@code java -cp} expands it (not recursively; sorted here, as
-   * the JVM's order is the file system's).
+   * the JVM's order is the file system's), and each jar's manifest {@code Class-Path} adds its
+   * entries after it, relative to the jar's folder (as {@code examples.jar} names its {@code
+   * lib/}).
    */
   public static List<Path> files(String classpath) {
+    List<Path> out = new ArrayList<>();
+    Set<Path> seen = new HashSet<>();
+    for (Path p : listed(classpath)) {
+      withManifestPaths(p, out, seen);
+    }
+    return out;
+  }
+
+  private static void withManifestPaths(Path p, List<Path> out, Set<Path> seen) {
+    if (!seen.add(p.toAbsolutePath().normalize())) {
+      return;
+    }
+    out.add(p);
+    if (!Files.isRegularFile(p) || !p.toString().toLowerCase(Locale.ROOT).endsWith(".jar")) {
+      return;
+    }
+    String manifestPath;
+    try (JarFile jar = new JarFile(p.toFile())) {
+      Manifest m = jar.getManifest();
+      manifestPath = m == null ? null : m.getMainAttributes().getValue(Attributes.Name.CLASS_PATH);
+    } catch (IOException e) {
+      return; // not a readable jar: the checks that open it say so
+    }
+    if (manifestPath == null) {
+      return;
+    }
+    for (String entry : manifestPath.trim().split("\\s+")) {
+      if (!entry.isEmpty() && !entry.contains(":")) {
+        withManifestPaths(p.getParent().resolve(entry).normalize(), out, seen);
+      }
+    }
+  }
+
+  private static List<Path> listed(String classpath) {
     List<Path> out = new ArrayList<>();
     for (String e : split(classpath)) {
       Path p = Path.of(e);

@@ -29,4 +29,26 @@ class ProgramClasspathTest {
     assertThat(ProgramClasspath.missing(cp + File.pathSeparator + tmp.resolve("gone.jar")))
         .containsExactly(tmp.resolve("gone.jar").toString());
   }
+
+  /** As the JVM does: a jar's manifest Class-Path adds its entries, relative to the jar, once. */
+  @Test
+  void aJarsManifestClassPathShouldAddItsEntriesAfterIt() throws IOException {
+    Path lib = Files.createDirectories(tmp.resolve("lib"));
+    Path dep = jarWithClassPath(lib.resolve("dep.jar"), "other.jar");
+    Path other = jarWithClassPath(lib.resolve("other.jar"), "dep.jar");
+    Path app = jarWithClassPath(tmp.resolve("app.jar"), "lib/dep.jar lib/missing.jar");
+    assertThat(ProgramClasspath.files(app + File.pathSeparator + dep))
+        .containsExactly(app, dep, other, lib.resolve("missing.jar"));
+  }
+
+  private static Path jarWithClassPath(Path file, String classPath) throws IOException {
+    java.util.jar.Manifest m = new java.util.jar.Manifest();
+    m.getMainAttributes().put(java.util.jar.Attributes.Name.MANIFEST_VERSION, "1.0");
+    m.getMainAttributes().put(java.util.jar.Attributes.Name.CLASS_PATH, classPath);
+    try (java.util.jar.JarOutputStream out =
+        new java.util.jar.JarOutputStream(Files.newOutputStream(file), m)) {
+      out.flush();
+    }
+    return file;
+  }
 }

@@ -9,6 +9,7 @@ import dev.ddp4j.DdpTimeoutException;
 import dev.ddp4j.PeerFailureException;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.collectives.reduce.Reductions;
+import dev.ddp4j.collectives.schedule.StepOrder;
 import dev.ddp4j.collectives.transport.DirectPeers;
 import dev.ddp4j.collectives.transport.Links;
 import dev.ddp4j.collectives.transport.PieceTag;
@@ -32,7 +33,7 @@ import java.util.List;
  */
 final class ProgramRunner {
 
-  private static final int WINDOW = 16;
+  private static final int WINDOW = StepOrder.WINDOW;
   private static final long CHECK_INTERVAL_NS = 1_000_000L;
 
   private final Links links;
@@ -166,26 +167,26 @@ final class ProgramRunner {
    * otherwise all.
    */
   private int allowedPieces(CompiledProgram p, int c, int first, int i, int pieceBytes) {
-    byte k = p.kind[c][i];
-    long from = p.offsetBytes[c][i];
-    long length = p.lengthBytes[c][i];
+    boolean sends = p.kind[c][i] == CompiledProgram.SEND;
     int allowed = Integer.MAX_VALUE;
     for (int j = first; j < i; j++) {
       if (done(p, c, j, pieceBytes)) {
         continue;
       }
-      byte kj = p.kind[c][j];
-      if (p.peer[c][j] == p.peer[c][i]
-          && (kj == CompiledProgram.SEND) == (k == CompiledProgram.SEND)) {
+      StepOrder.Wait wait =
+          StepOrder.behind(
+              p.kind[c][j] == CompiledProgram.SEND,
+              p.peer[c][j],
+              p.offsetBytes[c][j],
+              p.lengthBytes[c][j],
+              sends,
+              p.peer[c][i],
+              p.offsetBytes[c][i],
+              p.lengthBytes[c][i]);
+      if (wait == StepOrder.Wait.WHOLE) {
         return 0;
       }
-      long fj = p.offsetBytes[c][j];
-      long lj = p.lengthBytes[c][j];
-      boolean overlap = fj < from + length && from < fj + lj;
-      if (overlap && (k != CompiledProgram.SEND || kj != CompiledProgram.SEND)) {
-        if (fj != from || lj != length) {
-          return 0;
-        }
+      if (wait == StepOrder.Wait.PIECE_BY_PIECE) {
         allowed = Math.min(allowed, piecesDone[c][j]);
       }
     }

@@ -62,7 +62,7 @@ final class ScheduleCache {
     switch (k.kind()) {
       case ALL_REDUCE:
         Algorithm a = plan.algorithmFor(k.count() * k.elementBytes());
-        return PlanCompiler.allReduce(plan, a, k.count(), maxStep, channels);
+        return PlanCompiler.allReduce(plan, a, k.count(), k.elementBytes(), maxStep, channels);
       case BROADCAST:
         // The confirmation makes ranks that pass different roots fail at this call (the root hears
         // back), not at the next one; it costs one 1-element hop.

@@ -38,9 +38,10 @@ import jcuda.driver.JCudaDriver;
  * through host memory where pairs lack peer access), planned by the one planner over its own
  * devices ({@link PeerColumn}); across hosts it is an NCCL communicator of its ranks ({@link
  * NcclColumn}) or the cpu backend's sockets ({@link StagedColumn}), as the plan's {@link
- * dev.ddp4j.collectives.plan.InterHost} says ({@code DDP4J_INTER_HOST}). A message runs in chunks,
- * each chunk in three phases; the column's phase runs on a stream of its own so that the slow link
- * carries chunk i while the island reduces chunk i + 1:
+ * dev.ddp4j.collectives.plan.InterHost} says ({@code DDP4J_INTER_HOST}). A message runs in the
+ * plan's chunks for its size (the pipeline the cost model chose), each chunk in three phases; the
+ * column's phase runs on a stream of its own so that the slow link carries chunk i while the island
+ * reduces chunk i + 1:
  *
  * <pre>
  *   caller stream: RS(0) RS(1) [wait X(0)] AG(0) RS(2) [wait X(1)] AG(1) ... [wait X(last)] AG(last)
@@ -55,18 +56,6 @@ import jcuda.driver.JCudaDriver;
  * fewer than k elements, which runs the same phases through a k-element buffer.
  */
 final class HierarchicalRoute implements CudaRoute {
-
-  /**
-   * A message runs as at least this many chunks where it is large enough, so that the column's
-   * phase hides behind the islands' for most of it.
-   */
-  static final int MIN_CHUNKS = 4;
-
-  /** Chunks no smaller: each costs three launches (~5 us each from the host). */
-  static final long MIN_CHUNK_BYTES = 256 << 10;
-
-  /** Chunks no larger: the pipeline fills and drains in one chunk's time. */
-  static final long MAX_CHUNK_BYTES = 8 << 20;
 
   private final CudaRoute flat;
   private final Plan plan;
@@ -323,7 +312,7 @@ final class HierarchicalRoute implements CudaRoute {
     DataType t = out.dataType();
     long count = out.count();
     long body = count - count % islandSize;
-    long chunk = chunkElems(t.bytesFor(body), t);
+    long chunk = chunkElems(body, plan.predictionFor(in.sizeBytes()).hierarchicalChunks());
     DeviceBuffer previous = null;
     int c = 0;
     for (long at = 0; at < body; at += chunk, c++) {
@@ -351,11 +340,13 @@ final class HierarchicalRoute implements CudaRoute {
     return done.after(stream, what);
   }
 
-  /** Elements per chunk: a multiple of k, {@link #MIN_CHUNKS} or more chunks within the bounds. */
-  private long chunkElems(long bodyBytes, DataType t) {
-    long bytes = Math.max(MIN_CHUNK_BYTES, Math.min(MAX_CHUNK_BYTES, bodyBytes / MIN_CHUNKS));
-    long elems = bytes / t.sizeBytes();
-    return Math.max(islandSize, elems - elems % islandSize);
+  /**
+   * Elements per chunk: {@code body} in the plan's {@code chunks} (its pipeline, {@code
+   * CostModel#hierarchical}), rounded up to a multiple of k.
+   */
+  private long chunkElems(long body, int chunks) {
+    long elems = (body + chunks - 1) / chunks;
+    return Math.max(islandSize, (elems + islandSize - 1) / islandSize * islandSize);
   }
 
   /** RS of {@code whole} into its block {@code islandRank}, then the column's all-reduce of it. */

@@ -137,9 +137,31 @@ public final class CostModel {
   }
 
   /**
-   * Hierarchical: ring reduce-scatter inside each island, ring all-reduce of each 1/k block across
-   * the islands (member j of every island together), ring all-gather inside each island. Each ring
-   * runs in both directions on half the data.
+   * A pipeline's chunk gives each of its channels at least this much: below, the per-step
+   * handshakes and latency outweigh the overlap they buy (the simulator showed the hierarchy
+   * slowing down with 4 KiB per channel), and on GPUs each chunk costs three launches too.
+   */
+  public static final long MIN_PIPELINE_CHANNEL_BYTES = 64 << 10;
+
+  /** A pipeline runs at most this many chunks: beyond, its fill is under 2 % of its time. */
+  public static final int MAX_PIPELINE_CHUNKS = 64;
+
+  /** The hierarchical all-reduce's best pipeline for a size: its time and chunks. */
+  public record Pipeline(double timeUs, int chunks) {}
+
+  /**
+   * Hierarchical, as both executors run it ({@code HierarchicalSchedules}, the cuda {@code
+   * HierarchicalRoute}): the buffer in {@code C} chunks, each through ring reduce-scatter inside
+   * each island (RS), ring all-reduce of each 1/k block across the islands (member j of every
+   * island together; X) and ring all-gather inside each island (AG); each ring runs in both
+   * directions on half the data. The island runs RS and AG one after the other, the column runs X
+   * beside them on chunk i while the island works on chunk i + 1, so a chunk enters the pipeline
+   * every {@code max(RS + AG, X, the links all three share)} after the first has gone through all
+   * three: {@code T(C) = RS + X + AG + (C - 1) * beat}, each phase charged for one chunk (a GPU
+   * executor's phases are kernels, serial on their streams; the cpu runner's steps overlap, so its
+   * beat is its busiest resource). The chunk count is the one of 1, 2, 4 ... {@link
+   * #MAX_PIPELINE_CHUNKS} (chunks of at least {@link #MIN_PIPELINE_CHANNEL_BYTES} per channel) with
+   * the least time.
    *
    * @param islands rank ids of each island, in intra-island ring order, equal sizes
    * @param channelPairs channels per direction: each flow is spread over this many channels
@@ -147,35 +169,91 @@ public final class CostModel {
    *     the NIC (bounded by its NET link), {@link InterHost#SOCKET} through pinned host memory and
    *     TCP (bounded by the host-staged rate too)
    */
-  public double hierarchicalUs(List<int[]> islands, double bytes, int channelPairs, InterHost via) {
-    int m = islands.size();
-    int k = islands.get(0).length;
-    double intraChunk = bytes / (k * 2.0) / params.ringRate();
-    PhaseCost intra = phase();
-    for (int[] island : islands) {
-      for (int i = 0; i < k; i++) {
-        intra.flow(island[i], island[(i + 1) % k], intraChunk);
-        intra.flow(island[(i + 1) % k], island[i], intraChunk);
+  public Pipeline hierarchical(List<int[]> islands, double bytes, int channelPairs, InterHost via) {
+    Pipeline best = new Pipeline(hierarchicalUs(islands, bytes, channelPairs, via, 1), 1);
+    double smallest = MIN_PIPELINE_CHANNEL_BYTES * 2.0 * channelPairs;
+    for (int c = 2; c <= MAX_PIPELINE_CHUNKS && bytes / c >= smallest; c <<= 1) {
+      double us = hierarchicalUs(islands, bytes, channelPairs, via, c);
+      if (us < best.timeUs()) {
+        best = new Pipeline(us, c);
       }
     }
-    intra.reduce(2 * intraChunk);
-    intra.channels(2 * channelPairs);
-    double interChunk = bytes / k / (m * 2.0) / params.ringRate();
-    PhaseCost inter = phase().netStaged(via == InterHost.SOCKET);
-    for (int j = 0; j < k; j++) {
+    return best;
+  }
+
+  /** {@link #hierarchical}'s time with {@code chunks} chunks, µs. */
+  public double hierarchicalUs(
+      List<int[]> islands, double bytes, int channelPairs, InterHost via, int chunks) {
+    int m = islands.size();
+    int k = islands.get(0).length;
+    double chunk = bytes / chunks;
+    double intraFlow = chunk / (k * 2.0) / params.ringRate();
+    double interFlow = chunk / k / (m * 2.0) / params.ringRate();
+    PhaseCost scatter = islandStep(islands, intraFlow, 1, channelPairs).reduce(2 * intraFlow);
+    PhaseCost gather = islandStep(islands, intraFlow, 1, channelPairs);
+    PhaseCost column = columnStep(phase(), islands, interFlow, 1, channelPairs, via);
+    column.reduce(interFlow);
+    // Every link's bytes of one chunk's three phases, for the beat's shared-link bound.
+    PhaseCost shared = islandStep(islands, intraFlow, 2.0 * (k - 1), channelPairs);
+    columnStep(shared, islands, interFlow, 2.0 * (m - 1), channelPairs, via);
+    // Each phase is its own launch on GPUs (launchUs is 0 on CPUs).
+    double rs = k > 1 ? params.launchUs() + (k - 1) * scatter.stepUs() : 0;
+    double ag = k > 1 ? params.launchUs() + (k - 1) * gather.stepUs() : 0;
+    double x = m > 1 ? params.launchUs() + 2.0 * (m - 1) * column.stepUs() : 0;
+    double beat;
+    if (params.launchUs() > 0) {
+      // Kernels: a stream runs one phase at a time, each paying its steps' latency and handshakes.
+      beat = Math.max(Math.max(rs + ag, x), shared.transferUs());
+    } else {
+      // Steps (the cpu runner): a step starts as soon as its peer and bytes allow, so latency and
+      // handshakes hide behind other chunks' transfers; the busiest resource sets the beat: the
+      // island's sends, the column's, the links they share, a channel's receives (one overhead
+      // each) or the rank's reductions.
+      double islandSends = (k - 1) * (scatter.transferUs() + gather.transferUs());
+      double columnSends = 2.0 * (m - 1) * column.transferUs();
+      double receives = (2.0 * (k - 1) + 2.0 * (m - 1)) * params.stepOverheadUs();
+      double reduced = chunk * ((k - 1.0) / k + (m - 1.0) / ((double) m * k));
+      double reductions = reduced / (params.reduceGbps() * 1e3);
+      beat =
+          Math.max(
+              Math.max(islandSends, columnSends),
+              Math.max(shared.transferUs(), Math.max(receives, reductions)));
+    }
+    return rs + x + ag + (chunks - 1) * beat;
+  }
+
+  /** Both directions of every island ring, {@code times} x {@code flow} bytes per hop. */
+  private PhaseCost islandStep(List<int[]> islands, double flow, double times, int channelPairs) {
+    PhaseCost p = phase().channels(2 * channelPairs);
+    int k = islands.get(0).length;
+    for (int[] island : islands) {
+      for (int i = 0; i < k && k > 1; i++) {
+        p.flow(island[i], island[(i + 1) % k], times * flow);
+        p.flow(island[(i + 1) % k], island[i], times * flow);
+      }
+    }
+    return p;
+  }
+
+  /** Both directions of every column ring (position j of every island), onto {@code p}. */
+  private static PhaseCost columnStep(
+      PhaseCost p,
+      List<int[]> islands,
+      double flow,
+      double times,
+      int channelPairs,
+      InterHost via) {
+    int m = islands.size();
+    p.netStaged(via == InterHost.SOCKET).channels(2 * channelPairs);
+    for (int j = 0; j < islands.get(0).length && m > 1; j++) {
       for (int i = 0; i < m; i++) {
         int a = islands.get(i)[j];
         int b = islands.get((i + 1) % m)[j];
-        inter.flow(a, b, interChunk);
-        inter.flow(b, a, interChunk);
+        p.flow(a, b, times * flow);
+        p.flow(b, a, times * flow);
       }
     }
-    inter.reduce(interChunk);
-    inter.channels(2 * channelPairs);
-    double intraUs = (k - 1) * intra.stepUs();
-    // Three phases, each its own launch on GPUs (launchUs is 0 on CPUs): the cuda executor's
-    // reduce-scatter, all-reduce across the islands and all-gather are separate kernels.
-    return 3 * params.launchUs() + 2 * intraUs + 2.0 * (m - 1) * inter.stepUs();
+    return p;
   }
 
   /** Bus bandwidth of an all-reduce of {@code bytes} taking {@code us}: NCCL's busbw, GB/s. */

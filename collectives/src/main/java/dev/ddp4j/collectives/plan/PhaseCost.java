@@ -94,6 +94,14 @@ final class PhaseCost {
 
   /** Duration of one step, µs. */
   double stepUs() {
+    return transferUs()
+        + maxLatencyUs
+        + receivesPerChannel * overheadUs
+        + reduceBytes / (params.reduceGbps() * 1e3);
+  }
+
+  /** The bytes' part of {@link #stepUs}: the busiest link, channel or staging copy, µs. */
+  double transferUs() {
     double transferUs = stagedUs;
     for (double bytes : sendBytes) {
       transferUs = Math.max(transferUs, bytes / channels / (params.channelGbps() * 1e3));
@@ -103,9 +111,6 @@ final class PhaseCost {
         transferUs = Math.max(transferUs, linkBytes[h] / (t.link(h >> 1).gbps() * 1e3));
       }
     }
-    return transferUs
-        + maxLatencyUs
-        + receivesPerChannel * overheadUs
-        + reduceBytes / (params.reduceGbps() * 1e3);
+    return transferUs;
   }
 }

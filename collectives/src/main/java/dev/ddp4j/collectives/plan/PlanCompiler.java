@@ -14,25 +14,28 @@ public final class PlanCompiler {
 
   /** The schedule of the algorithm the plan chooses for {@code count * elementBytes} bytes. */
   public static Schedule allReduce(Plan plan, long count, int elementBytes, long maxStepElements) {
-    return allReduce(plan, plan.algorithmFor(count * elementBytes), count, maxStepElements);
+    return allReduce(
+        plan, plan.algorithmFor(count * elementBytes), count, elementBytes, maxStepElements);
   }
 
   /**
-   * The schedule of algorithm {@code a}.
+   * The schedule of algorithm {@code a} for {@code count} elements of {@code elementBytes} (the
+   * size picks the hierarchical pipeline's chunks).
    *
    * @throws IllegalArgumentException when {@code a} does not apply to the plan's ranks
    */
-  public static Schedule allReduce(Plan plan, Algorithm a, long count, long maxStepElements) {
-    return allReduce(plan, a, count, maxStepElements, Integer.MAX_VALUE);
+  public static Schedule allReduce(
+      Plan plan, Algorithm a, long count, int elementBytes, long maxStepElements) {
+    return allReduce(plan, a, count, elementBytes, maxStepElements, Integer.MAX_VALUE);
   }
 
   /**
-   * As {@link #allReduce(Plan, Algorithm, long, long)}, on at most {@code maxChannels} channels:
-   * the first rings, the first tree, fewer wide channels. For executors whose transport has fewer
-   * channels than the plan assumes.
+   * As {@link #allReduce(Plan, Algorithm, long, int, long)}, on at most {@code maxChannels}
+   * channels: the first rings, the first tree, fewer wide channels. For executors whose transport
+   * has fewer channels than the plan assumes.
    */
   public static Schedule allReduce(
-      Plan plan, Algorithm a, long count, long maxStepElements, int maxChannels) {
+      Plan plan, Algorithm a, long count, int elementBytes, long maxStepElements, int maxChannels) {
     int n = plan.ranks();
     int wide = Math.min(plan.wideChannels(), maxChannels);
     return switch (a) {
@@ -52,7 +55,8 @@ public final class PlanCompiler {
                   + n
                   + " ranks have none (use ring or tree)");
         }
-        yield HierarchicalSchedules.allReduce(plan.islands(), count, wide, maxStepElements);
+        int chunks = plan.predictionFor(count * elementBytes).hierarchicalChunks();
+        yield HierarchicalSchedules.allReduce(plan.islands(), count, wide, maxStepElements, chunks);
       }
     };
   }

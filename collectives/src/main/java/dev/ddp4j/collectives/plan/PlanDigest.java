@@ -35,7 +35,8 @@ public final class PlanDigest {
     b.append(" inter-host ").append(p.interHost().id());
     b.append('\n');
     for (Prediction row : p.table()) {
-      b.append(row.bytes()).append(' ').append(row.chosen().id()).append('\n');
+      b.append(row.bytes()).append(' ').append(row.chosen().id());
+      b.append(' ').append(row.hierarchicalChunks()).append('\n');
     }
     return b.toString();
   }

@@ -76,9 +76,11 @@ public final class Planner {
         }
         putIf(us, supported, Algorithm.COPYENGINE, cost.copyEngineUs(bytes, wide));
       }
+      int chunks = 1;
       if (!islands.isEmpty() && supported.contains(Algorithm.HIERARCHICAL)) {
-        us.put(
-            Algorithm.HIERARCHICAL, cost.hierarchicalUs(islands, bytes, hierPairs, o.interHost()));
+        CostModel.Pipeline h = cost.hierarchical(islands, bytes, hierPairs, o.interHost());
+        us.put(Algorithm.HIERARCHICAL, h.timeUs());
+        chunks = h.chunks();
       }
       Algorithm chosen = Algorithm.RING;
       for (Map.Entry<Algorithm, Double> e : us.entrySet()) {
@@ -89,7 +91,7 @@ public final class Planner {
       if (o.forced().isPresent() && us.containsKey(o.forced().get())) {
         chosen = o.forced().get();
       }
-      table.add(new Prediction(bytes, chosen, us, n));
+      table.add(new Prediction(bytes, chosen, us, n, chunks));
     }
     Plan draft =
         new Plan(

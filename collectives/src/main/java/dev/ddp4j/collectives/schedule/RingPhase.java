@@ -21,7 +21,8 @@ final class RingPhase {
       long[] lengths,
       boolean reduce,
       boolean gather,
-      long maxStepElements) {
+      long maxStepElements,
+      int lane) {
     int n = ring.length;
     if (n < 2) {
       return;
@@ -37,28 +38,12 @@ final class RingPhase {
       int prev = ring[Math.floorMod(p - 1, n)];
       for (int s = 0; s < slices; s++) {
         for (int k = 0; reduce && k < n - 1; k++) {
-          add(steps, StepKind.SEND, next, offsets, lengths, Math.floorMod(p - k - 1, n), slices, s);
-          add(
-              steps,
-              StepKind.RECV_REDUCE,
-              prev,
-              offsets,
-              lengths,
-              Math.floorMod(p - k - 2, n),
-              slices,
-              s);
+          add(steps, StepKind.SEND, next, offsets, lengths, p - k - 1, slices, s, lane);
+          add(steps, StepKind.RECV_REDUCE, prev, offsets, lengths, p - k - 2, slices, s, lane);
         }
         for (int k = 0; gather && k < n - 1; k++) {
-          add(steps, StepKind.SEND, next, offsets, lengths, Math.floorMod(p - k, n), slices, s);
-          add(
-              steps,
-              StepKind.RECV_COPY,
-              prev,
-              offsets,
-              lengths,
-              Math.floorMod(p - k - 1, n),
-              slices,
-              s);
+          add(steps, StepKind.SEND, next, offsets, lengths, p - k, slices, s, lane);
+          add(steps, StepKind.RECV_COPY, prev, offsets, lengths, p - k - 1, slices, s, lane);
         }
       }
     }
@@ -70,14 +55,16 @@ final class RingPhase {
       int peer,
       long[] offsets,
       long[] lengths,
-      int chunk,
+      int position,
       int slices,
-      int s) {
+      int s,
+      int lane) {
+    int chunk = Math.floorMod(position, lengths.length);
     long len = lengths[chunk];
     long from = ChunkLayout.partStart(len, slices, s);
     long sliceLen = ChunkLayout.partStart(len, slices, s + 1) - from;
     if (sliceLen > 0) {
-      steps.add(new Step(kind, peer, offsets[chunk] + from, sliceLen));
+      steps.add(new Step(kind, peer, offsets[chunk] + from, sliceLen, lane));
     }
   }
 

@@ -8,8 +8,16 @@ package dev.ddp4j.collectives.schedule;
  * @param peer the rank on the other side
  * @param offset first element, in elements of the working buffer
  * @param count number of elements, {@code >= 1}
+ * @param lane which of the channel's transmit engines carries a send: 0, or 1 for the hierarchical
+ *     column, whose kernels run beside the island's on channels of their own (the simulator gives
+ *     each lane its own engine; the cpu runner has none to share and ignores it)
  */
-public record Step(StepKind kind, int peer, long offset, long count) {
+public record Step(StepKind kind, int peer, long offset, long count, int lane) {
+
+  /** A step on lane 0. */
+  public Step(StepKind kind, int peer, long offset, long count) {
+    this(kind, peer, offset, count, 0);
+  }
 
   public Step {
     if (kind == null) {
@@ -21,6 +29,9 @@ public record Step(StepKind kind, int peer, long offset, long count) {
     if (offset < 0 || count < 1) {
       throw new IllegalArgumentException(
           "range [" + offset + ", +" + count + ") (expected: offset >= 0, count >= 1)");
+    }
+    if (lane < 0 || lane > 1) {
+      throw new IllegalArgumentException("lane : " + lane + " (expected: 0 or 1)");
     }
   }
 

@@ -5,6 +5,7 @@ import dev.ddp4j.collectives.schedule.RankSchedule;
 import dev.ddp4j.collectives.schedule.Schedule;
 import dev.ddp4j.collectives.schedule.Step;
 import dev.ddp4j.collectives.schedule.StepKind;
+import dev.ddp4j.collectives.schedule.StepOrder;
 import dev.ddp4j.collectives.topology.Route;
 import dev.ddp4j.collectives.topology.Topology;
 import java.util.ArrayDeque;
@@ -16,12 +17,14 @@ import java.util.PriorityQueue;
 
 /**
  * Replays a {@link Schedule} on a topology, link by link, to predict its time. Each rank's channel
- * programs run their steps in order. A SEND posts a message (once fewer than {@code slots} are
- * unreceived on that pair and channel); a rank's channel transmits its messages one at a time, each
- * over the directed links of its route, where all messages in flight share every link max-min
- * fairly and none goes faster than one channel's rate ({@link FluidLinks}); a message arrives the
- * route's latency after its last byte left. A receive completes once its message has arrived, plus
- * the step overhead and, for RECV_REDUCE, the time to reduce it.
+ * programs run their steps in order, except that a step may start before earlier unfinished ones as
+ * the cpu runner lets it ({@link StepOrder}, whole steps here: a step that may follow another piece
+ * by piece waits for all of it). A SEND posts a message (once fewer than {@code slots} are
+ * unreceived on that pair and channel); each lane of a rank's channel ({@link Step#lane}) transmits
+ * its messages one at a time, each over the directed links of its route, where all messages in
+ * flight share every link max-min fairly and none goes faster than one channel's rate ({@link
+ * FluidLinks}); a message arrives the route's latency after its last byte left. A receive completes
+ * once its message has arrived, plus the step overhead and, for RECV_REDUCE, the time to reduce it.
  */
 public final class LinkSimulator {
 
@@ -32,10 +35,13 @@ public final class LinkSimulator {
   private final int elementBytes;
   private final FluidLinks links;
   private final double[] busyUs;
+  private final double[] reducerFreeUs;
   private final Map<Long, List<Message>> messages = new HashMap<>();
   private final Map<Long, Integer> receivedOn = new HashMap<>();
   private final Map<Long, ArrayDeque<Message>> channelQueues = new HashMap<>();
-  private final Map<Long, List<int[]>> waiting = new HashMap<>();
+  // Parked channels (rank << 20 | channel) per awaited key; a set, as a channel's window may park
+  // several steps on one key and is woken once.
+  private final Map<Long, java.util.Set<Long>> waiting = new HashMap<>();
   private final PriorityQueue<double[]> ready =
       new PriorityQueue<>(
           (a, b) -> a[0] != b[0] ? Double.compare(a[0], b[0]) : Double.compare(a[1], b[1]));
@@ -71,6 +77,7 @@ public final class LinkSimulator {
     }
     this.links = new FluidLinks(cap, params.channelGbps() * 1e3);
     this.busyUs = new double[cap.length];
+    this.reducerFreeUs = new double[devices.length];
   }
 
   /**
@@ -101,11 +108,14 @@ public final class LinkSimulator {
     int n = s.nRanks();
     int[][] cursor = new int[n][];
     double[][] clock = new double[n][];
+    boolean[][][] finished = new boolean[n][][];
     for (int r = 0; r < n; r++) {
       int channels = s.rank(r).channels().size();
       cursor[r] = new int[channels];
       clock[r] = new double[channels];
+      finished[r] = new boolean[channels][];
       for (int c = 0; c < channels; c++) {
+        finished[r][c] = new boolean[s.rank(r).channels().get(c).size()];
         ready.add(new double[] {0, r, c});
       }
     }
@@ -131,14 +141,7 @@ public final class LinkSimulator {
       int c = (int) top[2];
       clock[r][c] = Math.max(clock[r][c], nowUs);
       List<Step> steps = s.rank(r).channels().get(c);
-      while (cursor[r][c] < steps.size() && clock[r][c] <= nowUs) {
-        Step step = steps.get(cursor[r][c]);
-        boolean done = step.kind() == StepKind.SEND ? send(r, c, step) : receive(r, c, step, clock);
-        if (!done) {
-          break;
-        }
-        cursor[r][c]++;
-      }
+      runWindow(r, c, steps, finished[r][c], cursor, clock);
       if (cursor[r][c] < steps.size() && clock[r][c] > nowUs) {
         ready.add(new double[] {clock[r][c], r, c});
       }
@@ -176,6 +179,44 @@ public final class LinkSimulator {
     return new SimResult(end, sent, busiest, most);
   }
 
+  /**
+   * Runs the steps of channel {@code c} of rank {@code r} that can run now, in window order, until
+   * none can or the channel is busy past now (a receive it completed).
+   */
+  private void runWindow(
+      int r, int c, List<Step> steps, boolean[] finished, int[][] cursor, double[][] clock) {
+    boolean progressed = true;
+    while (progressed && clock[r][c] <= nowUs) {
+      progressed = false;
+      int first = cursor[r][c];
+      for (int i = first; i < steps.size() && i < first + StepOrder.WINDOW; i++) {
+        if (finished[i] || behindEarlier(steps, finished, first, i)) {
+          continue;
+        }
+        Step step = steps.get(i);
+        if (step.kind() == StepKind.SEND ? send(r, c, step) : receive(r, c, step, clock)) {
+          finished[i] = true;
+          progressed = true;
+          if (clock[r][c] > nowUs) {
+            break;
+          }
+        }
+      }
+      while (cursor[r][c] < steps.size() && finished[cursor[r][c]]) {
+        cursor[r][c]++;
+      }
+    }
+  }
+
+  private static boolean behindEarlier(List<Step> steps, boolean[] finished, int first, int i) {
+    for (int j = first; j < i; j++) {
+      if (!finished[j] && StepOrder.behind(steps.get(j), steps.get(i)) != StepOrder.Wait.NONE) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Posts a message; false (and parks the program) while the pair's slots are full. */
   private boolean send(int r, int c, Step step) {
     long k = key(r, step.peer(), c);
@@ -185,7 +226,7 @@ public final class LinkSimulator {
       double received = queue.get(index - slots).receivedUs;
       if (received < 0 || received > nowUs) {
         if (received < 0) {
-          waiting.computeIfAbsent(k | SEND_WAIT, x -> new ArrayList<>()).add(new int[] {r, c});
+          park(k | SEND_WAIT, r, c);
         } else {
           ready.add(new double[] {received, r, c});
         }
@@ -193,7 +234,7 @@ public final class LinkSimulator {
       }
     }
     Route route = t.route(devices[r], devices[step.peer()]);
-    Message m = new Message(k, key(r, 0, c), route, (double) step.count() * elementBytes);
+    Message m = new Message(k, key(r, step.lane(), c), route, (double) step.count() * elementBytes);
     queue.add(m);
     sent++;
     ArrayDeque<Message> engine =
@@ -205,7 +246,7 @@ public final class LinkSimulator {
     return true;
   }
 
-  /** One channel of one rank transmits one message at a time. */
+  /** One lane of one channel of one rank transmits one message at a time. */
   private void transmit(Message m) {
     for (int h : m.route.hops()) {
       busyUs[h] += m.bytes / (t.link(h >> 1).gbps() * 1e3);
@@ -223,19 +264,26 @@ public final class LinkSimulator {
     wake(m.pairKey, m.arrivalUs);
   }
 
-  /** Completes a receive whose message has arrived; false (and parks) otherwise. */
+  /** Completes a receive whose message has arrived by now; false (and parks) otherwise. */
   private boolean receive(int r, int c, Step step, double[][] clock) {
     long k = key(step.peer(), r, c);
     int index = receivedOn.getOrDefault(k, 0);
     List<Message> queue = messages.get(k);
     if (queue == null || queue.size() <= index || queue.get(index).arrivalUs < 0) {
-      waiting.computeIfAbsent(k, x -> new ArrayList<>()).add(new int[] {r, c});
+      park(k, r, c);
       return false;
     }
     Message m = queue.get(index);
-    double done = Math.max(clock[r][c], m.arrivalUs) + params.stepOverheadUs();
+    if (m.arrivalUs > nowUs) {
+      // Still in flight (its route's latency): other steps of the window may run meanwhile.
+      ready.add(new double[] {m.arrivalUs, r, c});
+      return false;
+    }
+    double done = clock[r][c] + params.stepOverheadUs();
     if (step.kind() == StepKind.RECV_REDUCE) {
-      done += m.bytes / (params.reduceGbps() * 1e3);
+      // The rank's reduce rate is shared by its channels: their reductions take turns.
+      done = Math.max(done, reducerFreeUs[r]) + m.bytes / (params.reduceGbps() * 1e3);
+      reducerFreeUs[r] = done;
     }
     m.receivedUs = done;
     receivedOn.put(k, index + 1);
@@ -244,11 +292,15 @@ public final class LinkSimulator {
     return true;
   }
 
+  private void park(long k, int r, int c) {
+    waiting.computeIfAbsent(k, x -> new java.util.LinkedHashSet<>()).add(((long) r << 20) | c);
+  }
+
   private void wake(long k, double atUs) {
-    List<int[]> w = waiting.remove(k);
+    java.util.Set<Long> w = waiting.remove(k);
     if (w != null) {
-      for (int[] rc : w) {
-        ready.add(new double[] {Math.max(atUs, nowUs), rc[0], rc[1]});
+      for (long rc : w) {
+        ready.add(new double[] {Math.max(atUs, nowUs), rc >>> 20, rc & ((1 << 20) - 1)});
       }
     }
   }

@@ -64,12 +64,12 @@ class CudaHostsPlanTest {
     for (Prediction row : p.table()) {
       if (row.bytes() == 8 || row.bytes() == 1L << 20) {
         for (long count : new long[] {0, 1, 7, 4099}) {
-          ScheduleChecker.check(PlanCompiler.allReduce(p, row.chosen(), count, 1024));
+          ScheduleChecker.check(PlanCompiler.allReduce(p, row.chosen(), count, 4, 1024));
         }
       }
     }
     for (long count : new long[] {1, 15, 4099}) {
-      ScheduleChecker.check(PlanCompiler.allReduce(p, Algorithm.HIERARCHICAL, count, 1024));
+      ScheduleChecker.check(PlanCompiler.allReduce(p, Algorithm.HIERARCHICAL, count, 4, 1024));
     }
   }
 

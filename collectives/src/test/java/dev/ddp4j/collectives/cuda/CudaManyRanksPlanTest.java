@@ -57,7 +57,7 @@ class CudaManyRanksPlanTest {
     p.table().forEach(row -> run.add(row.chosen()));
     for (Algorithm a : run) {
       for (long count : new long[] {0, 1, 7, 4099}) {
-        ScheduleChecker.check(PlanCompiler.allReduce(p, a, count, 1024));
+        ScheduleChecker.check(PlanCompiler.allReduce(p, a, count, 4, 1024));
       }
     }
     for (long block : new long[] {1, 33}) {

@@ -19,7 +19,7 @@ class PlanCompilerTest {
 
   private static void checkEveryAlgorithm(Plan plan, long count, long maxStep) {
     for (Algorithm a : plan.table().get(0).timeUs().keySet()) {
-      Schedule s = PlanCompiler.allReduce(plan, a, count, maxStep);
+      Schedule s = PlanCompiler.allReduce(plan, a, count, 4, maxStep);
       assertThat(s.algorithm()).isEqualTo(a.id());
       ScheduleChecker.check(s);
     }
@@ -51,7 +51,7 @@ class PlanCompilerTest {
     Topology job = MultiHost.join(List.of(host, host, host));
     Plan plan = Planner.plan(job, job.deviceCount(), PlannerOptions.defaults(true));
     assertThat(plan.islands()).hasSize(3);
-    ScheduleChecker.check(PlanCompiler.allReduce(plan, Algorithm.HIERARCHICAL, 997, 5));
+    ScheduleChecker.check(PlanCompiler.allReduce(plan, Algorithm.HIERARCHICAL, 997, 4, 5));
   }
 
   static Stream<Arguments> randomMachines() {

@@ -13,6 +13,12 @@ public final class Fixtures {
   public static final String DGX_H100_8 = "dgx-h100-8gpu-nvswitch.txt";
   public static final String PCIE_4 = "pcie-4gpu-two-sockets.txt";
 
+  /**
+   * The seed's own machine: 4 x A100, NVLink pairs (NV4) joined by one PCIe switch (PIX), where the
+   * pipelined hierarchy beats the ring by about 1.5x at large sizes (issue 29).
+   */
+  public static final String A100_4_PIX = "a100-4gpu-nv4-pix.txt";
+
   /** 8 PCIe GPUs, two per switch (PIX), two switches per socket (PXB), two sockets (SYS). */
   public static final String PCIE_8 = "pcie-8gpu-two-sockets.txt";
 
@@ -24,8 +30,9 @@ public final class Fixtures {
   public static final String DGX2_V100_16 = "dgx2-v100-16gpu-nvswitch.txt";
 
   public static final List<String> NVIDIA_SMI =
-      List.of(A100_4, H200_2, DGX_H100_8, PCIE_4, DGX2_V100_16);
-  public static final List<String> ALL = List.of(A100_4, H200_2, DGX_H100_8, PCIE_4, DGX1_V100_XML);
+      List.of(A100_4, A100_4_PIX, H200_2, DGX_H100_8, PCIE_4, DGX2_V100_16);
+  public static final List<String> ALL =
+      List.of(A100_4, A100_4_PIX, H200_2, DGX_H100_8, PCIE_4, DGX1_V100_XML);
 
   private Fixtures() {}
 

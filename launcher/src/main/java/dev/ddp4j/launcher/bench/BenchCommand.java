@@ -114,6 +114,14 @@ public final class BenchCommand implements Callable<Integer> {
     if (!buffers.equals("plain") && !buffers.equals("shared")) {
       throw new IllegalArgumentException("--buffers=" + buffers + " (expected: plain or shared)");
     }
+    if (ranks == 1) {
+      // One rank's collective moves nothing (an in-place all-reduce is a no-op): its "bandwidth"
+      // would be the size over a launch, printed as hundreds of TB/s.
+      throw new IllegalArgumentException(
+          "--nproc-per-node=1: a collective over one rank moves no data, so there is nothing to"
+              + " measure (expected: 2 or more ranks; on one GPU, DDP4J_CUDA_SHARE_GPUS=1 lets"
+              + " them share it under MPS)");
+    }
     if (ranks < 1 || factor < 2) {
       throw new IllegalArgumentException(
           "--nproc-per-node=" + ranks + " --step-factor=" + factor + " (expected: >= 1 and >= 2)");

@@ -53,6 +53,25 @@ class BenchCommandTest {
   }
 
   @org.junit.jupiter.api.Test
+  void shouldRefuseOneRankInOneLineAsThereIsNothingToMeasure() {
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream saved = System.err;
+    System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+    int status;
+    try {
+      status = dev.ddp4j.launcher.LauncherMain.run("bench", "--nproc-per-node=1");
+    } finally {
+      System.setErr(saved);
+    }
+    String text = err.toString(java.nio.charset.StandardCharsets.UTF_8).strip();
+    assertThat(status).isEqualTo(2);
+    assertThat(text)
+        .contains("--nproc-per-node=1: a collective over one rank moves no data")
+        .contains("expected: 2 or more ranks")
+        .doesNotContain("\tat ");
+  }
+
+  @org.junit.jupiter.api.Test
   void shouldParseSizesWithBinarySuffixes() {
     assertThat(BenchCommand.parseBytes("8")).isEqualTo(8);
     assertThat(BenchCommand.parseBytes("64K")).isEqualTo(65536);
