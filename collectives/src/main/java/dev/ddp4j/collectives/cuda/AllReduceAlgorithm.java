@@ -32,7 +32,8 @@ public enum AllReduceAlgorithm {
    * Reduce-scatter then all-gather around a ring, 2(n-1) steps, each rank pushing only to its ring
    * successor: 2(n-1)/n x the bytes on each GPU's links, like two-shot, but 2(n-1) hops of latency
    * instead of 2, and only the ring's pairs need peer access. The group runs it when some pairs
-   * lack a peer path ({@link PeerRouting.Mode#RING}); {@code DDP4J_ALGO=ring} forces it elsewhere.
+   * lack a peer path (the route {@code GpuPlanning.route} names {@code ring}); {@code
+   * DDP4J_ALGO=ring} forces it elsewhere.
    */
   RING("ring");
 

@@ -21,9 +21,10 @@ import jcuda.driver.JCudaDriver;
  * Queues one rank's all-reduce kernels (two or more ranks): the IPC scratch, the loaded kernels,
  * the kernels' parameter block and the launch sequence number that every rank counts alike. A
  * message larger than a scratch slot runs as several launches; the chooser picks each launch's
- * kernel and shape. In a group routed around pairs without peer access ({@link
- * PeerRouting.Mode#RING}) every launch is the ring kernel, and only the ring successor's scratch is
- * mapped. Not thread safe: its process group calls it one collective at a time.
+ * kernel and shape. In a group routed around pairs without peer access (the route {@code
+ * GpuPlanning.route} names {@code ring}) every launch is the ring kernel, and only the ring
+ * successor's scratch is mapped. Not thread safe: its process group calls it one collective at a
+ * time.
  */
 final class AllReduceLauncher implements AutoCloseable {
 
