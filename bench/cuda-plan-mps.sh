@@ -34,6 +34,9 @@ for step in ${STEPS:-check tests}; do
       DDP4J_TOPO_FILE=$topo/a100-4gpu-nvlink-pairs.txt check a100-4 4 --quick
       DDP4J_TOPO_FILE=$topo/a100-4gpu-nv4-pix.txt check a100-4-pix 4 --quick
       DDP4J_TOPO_FILE=$topo/pcie-4gpu-two-sockets.txt check pcie-4 4 --quick
+      # The ring kernels with each channel's own order: 2 orders on the PIX box, 16 of the 36 on the DGX.
+      DDP4J_TOPO_FILE=$topo/a100-4gpu-nv4-pix.txt DDP4J_ALGO=ring check a100-4-pix-ring 4 --quick --algos ring
+      DDP4J_TOPO_FILE=$topo/dgx-h100-8gpu-nvswitch.txt DDP4J_ALGO=ring check dgx-h100-8-ring 8 --quick --algos ring
       DDP4J_P2P_DISABLE_PAIRS=0-1,2-3 check shared-4-no01-23 4 --quick
       DDP4J_TOPO_FILE=$topo/dgx-h100-8gpu-nvswitch.txt check dgx-h100-8 8 --quick
       DDP4J_TOPO_FILE=$topo/dgx-h100-8gpu-nvswitch.txt DDP4J_P2P_DISABLE_PAIRS=0-1 check dgx-h100-8-no01 8 --quick

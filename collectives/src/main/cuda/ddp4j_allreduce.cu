@@ -33,8 +33,11 @@
 #define THREADS 512
 #define LL_SLOT_BYTES (512 << 10)
 
-// Kernel parameters, passed by value: 384 bytes that AllReduceLauncher fills (its PARAM_BYTES and offsets). The
-// first 96 + 8 x MAX_RANKS bytes are ddp4j_collectives.cu's Params word for word; the ring order follows.
+// Ring orders the ring kernels take: block b follows order b % nrings (the plan's ring channels, each its own).
+#define MAX_RING_ORDERS 16
+
+// Kernel parameters, passed by value: 872 bytes that AllReduceLauncher fills (its PARAM_BYTES and offsets). The
+// first 96 + 8 x MAX_RANKS bytes are ddp4j_collectives.cu's Params word for word; the ring orders follow.
 struct Params {
   const char* in;                 // this rank's input (device pointer in this process)
   char* out;                      // this rank's output (may equal in)
@@ -49,11 +52,14 @@ struct Params {
   unsigned long long stride;      // ring reduce-scatter / all-gather: elements between rank blocks of the whole buffer
   unsigned long long root;        // ring broadcast: the root rank
   char* scratch[MAX_RANKS];       // every rank's scratch base as mapped in this process (own included)
-  unsigned char ring[MAX_RANKS];  // ring kernels: ring[k] is the rank at ring position k (k < nranks)
+  unsigned long long nrings;      // ring kernels: orders in rings, 1 .. MAX_RING_ORDERS
+  unsigned char rings[MAX_RING_ORDERS][MAX_RANKS];  // rings[o][k]: the rank at position k of order o (k < nranks)
 };
-static_assert(sizeof(Params) == 96 + 9 * MAX_RANKS, "AllReduceLauncher writes 96 + 9 x MAX_RANKS parameter bytes");
-static_assert(offsetof(Params, scratch) == 96 && offsetof(Params, ring) == 96 + 8 * MAX_RANKS,
-              "AllReduceLauncher's SCRATCH_OFFSET and RING_OFFSET");
+static_assert(sizeof(Params) == 96 + 8 * MAX_RANKS + 8 + MAX_RING_ORDERS * MAX_RANKS,
+              "AllReduceLauncher writes 96 + 8 x MAX_RANKS + 8 + MAX_RING_ORDERS x MAX_RANKS parameter bytes");
+static_assert(offsetof(Params, scratch) == 96 && offsetof(Params, nrings) == 96 + 8 * MAX_RANKS &&
+                  offsetof(Params, rings) == 104 + 8 * MAX_RANKS,
+              "AllReduceLauncher's SCRATCH_OFFSET, NRINGS_OFFSET and RINGS_OFFSET");
 static_assert(sizeof(Params) <= 1024, "kernel parameters: at most 4 KiB, kept to a quarter of that");
 
 // out[k] = finish(fold over ranks in rank order of (rank == me ? in : slot[rank])[k]), rank order so that
@@ -281,7 +287,7 @@ __device__ void ll(const Params& p) {
   }
 }
 
-// ---- ring: reduce-scatter then all-gather around p.ring, each rank pushing only to its successor ----
+// ---- ring: reduce-scatter then all-gather around a ring order, each rank pushing only to its successor ----
 //
 // Chunk c of the data is [c * C, (c + 1) * C) with C = count / n rounded up to 16 bytes. At step s (0 .. 2n-3) the
 // rank at ring position `pos` sends chunk (pos - s) mod n into region s of its successor's receive area; before
@@ -306,7 +312,15 @@ __device__ void ll(const Params& p) {
 // even where its piece is empty, which keeps the two-halves argument above true: a rank's last region holds data
 // that passed through every rank's launch seq, so when launch seq ends every rank has started it (and ended seq - 1).
 // A rank touches only its successor's scratch, so only that pair needs peer access.
-__device__ __forceinline__ unsigned ringRankAt(const Params& p, unsigned pos) { return p.ring[pos]; }
+//
+// Block b follows ring order b % nrings (the plan's channels, each with its own order, as NCCL's rings): its slices of
+// every chunk go around that order only, flags are per block and sender, so blocks of different orders share
+// nothing but the receive area, where their slices are disjoint; the argument above holds block by block. With
+// several orders every successor of this rank in any of them needs its scratch mapped (AllReduceLauncher passes one
+// order where only the first ring's successor is).
+__device__ __forceinline__ unsigned ringRankAt(const Params& p, unsigned long long b, unsigned pos) {
+  return p.rings[b % p.nrings][pos];
+}
 
 // Whole block: waits until `sender`'s flag for block b in this rank's scratch reached `value`.
 __device__ __forceinline__ void waitPeer(const Params& p, unsigned long long b, unsigned long long sender, unsigned long long value) {
@@ -396,15 +410,15 @@ __device__ void ring(const Params& p) {
   const unsigned n = (unsigned)p.nranks;
   const bool vec = ((reinterpret_cast<unsigned long long>(p.in) | reinterpret_cast<unsigned long long>(p.out)) & 15) == 0 &&
                    (KIND == RING_ALL_REDUCE || (p.stride * sizeof(T)) % 16 == 0);
+  const unsigned long long b = blockIdx.x;
   unsigned pos = 0;
-  while (pos + 1 < n && ringRankAt(p, pos) != p.rank) pos++;
-  const unsigned long long next = ringRankAt(p, (pos + 1) % n), prev = ringRankAt(p, (pos + n - 1) % n);
+  while (pos + 1 < n && ringRankAt(p, b, pos) != p.rank) pos++;
+  const unsigned long long next = ringRankAt(p, b, (pos + 1) % n), prev = ringRankAt(p, b, (pos + n - 1) % n);
   const unsigned long long C = KIND == RING_ALL_REDUCE ? roundUp((p.count + n - 1) / n, V) : p.count;
   const unsigned long long R = roundUp(C, V);
   const unsigned long long S = roundUp((C + gridDim.x - 1) / gridDim.x, V);
   const unsigned long long stepElems = p.stepBytes / sizeof(T);
   const unsigned long long pieces = S == 0 ? 1 : (S + stepElems - 1) / stepElems;
-  const unsigned long long b = blockIdx.x;
   const unsigned long long area = FLAG_BYTES + (p.seq & 1ull) * (n - 1) * p.slotBytes;
   const T* recvArea = reinterpret_cast<const T*>(p.scratch[p.rank] + area);
   T* sendArea = reinterpret_cast<T*>(p.scratch[next] + area);
@@ -419,7 +433,7 @@ __device__ void ring(const Params& p) {
       inBase = outBase = c * C;
       len = inBase < p.count ? min(C, p.count - inBase) : 0;
     } else {
-      const unsigned long long block = ringRankAt(p, (unsigned)((c + n - 1) % n));
+      const unsigned long long block = ringRankAt(p, b, (unsigned)((c + n - 1) % n));
       inBase = KIND == RING_REDUCE_SCATTER ? block * p.stride : 0;
       outBase = KIND == RING_ALL_GATHER ? block * p.stride : 0;
       len = C;
@@ -466,16 +480,16 @@ __device__ void ringBroadcast(const Params& p) {
   const unsigned long long V = 16;
   const unsigned n = (unsigned)p.nranks;
   const bool vec = (reinterpret_cast<unsigned long long>(p.out) & 15) == 0;
+  const unsigned long long b = blockIdx.x;
   unsigned pos = 0, rootPos = 0;
-  while (pos + 1 < n && ringRankAt(p, pos) != p.rank) pos++;
-  while (rootPos + 1 < n && ringRankAt(p, rootPos) != p.root) rootPos++;
+  while (pos + 1 < n && ringRankAt(p, b, pos) != p.rank) pos++;
+  while (rootPos + 1 < n && ringRankAt(p, b, rootPos) != p.root) rootPos++;
   const unsigned d = (pos + n - rootPos) % n;  // hops from the root
-  const unsigned long long next = ringRankAt(p, (pos + 1) % n), prev = ringRankAt(p, (pos + n - 1) % n);
+  const unsigned long long next = ringRankAt(p, b, (pos + 1) % n), prev = ringRankAt(p, b, (pos + n - 1) % n);
   const unsigned long long C = p.count;
   const unsigned long long S = roundUp((C + gridDim.x - 1) / gridDim.x, V);
   const unsigned long long stepElems = p.stepBytes;
   const unsigned long long pieces = S == 0 ? 1 : (S + stepElems - 1) / stepElems;
-  const unsigned long long b = blockIdx.x;
   const unsigned long long area = FLAG_BYTES + (p.seq & 1ull) * (n - 1) * p.slotBytes;
   const T* recvArea = reinterpret_cast<const T*>(p.scratch[p.rank] + area);
   T* sendArea = reinterpret_cast<T*>(p.scratch[next] + area);

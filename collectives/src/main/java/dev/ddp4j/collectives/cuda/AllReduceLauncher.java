@@ -8,6 +8,7 @@ import dev.ddp4j.collectives.gpu.Cu;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.List;
 import jcuda.Pointer;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUevent;
@@ -30,12 +31,17 @@ final class AllReduceLauncher implements AutoCloseable {
 
   /**
    * The kernels' Params (ddp4j_allreduce.cu, whose static_asserts hold the same numbers): 12 words,
-   * the scratch bases, then the ring order, a byte a position.
+   * the scratch bases, the number of ring orders, then the orders, a byte a position.
    */
   static final int SCRATCH_OFFSET = 96;
 
-  static final int RING_OFFSET = SCRATCH_OFFSET + 8 * ScratchLayout.MAX_RANKS;
-  static final int PARAM_BYTES = RING_OFFSET + ScratchLayout.MAX_RANKS;
+  static final int NRINGS_OFFSET = SCRATCH_OFFSET + 8 * ScratchLayout.MAX_RANKS;
+  static final int RINGS_OFFSET = NRINGS_OFFSET + 8;
+
+  /** Ring orders a launch takes (the kernels' MAX_RING_ORDERS): block b follows order b % n. */
+  static final int MAX_RING_ORDERS = 16;
+
+  static final int PARAM_BYTES = RINGS_OFFSET + MAX_RING_ORDERS * ScratchLayout.MAX_RANKS;
 
   /**
    * A ring launch's regions overrun the receive area by up to 32 bytes of chunk rounding unless it
@@ -49,9 +55,6 @@ final class AllReduceLauncher implements AutoCloseable {
   private final PeerScratch scratch;
   private final AllReduceKernels kernels;
   private final AllReduceChooser chooser;
-
-  /** The rank order the ring kernels follow. */
-  private final int[] ring;
 
   /** Every launch runs the ring: pairs off the ring have no peer access (nor mapped scratch). */
   private final boolean ringOnly;
@@ -85,7 +88,7 @@ final class AllReduceLauncher implements AutoCloseable {
       PeerScratch scratch,
       AllReduceKernels kernels,
       AllReduceChooser chooser,
-      int[] ring,
+      List<int[]> rings,
       boolean ringOnly) {
     this.rank = rank;
     this.size = size;
@@ -93,19 +96,22 @@ final class AllReduceLauncher implements AutoCloseable {
     this.scratch = scratch;
     this.kernels = kernels;
     this.chooser = chooser;
-    this.ring = ring.clone();
     this.ringOnly = ringOnly;
-    // The ring is the group's for its lifetime: written once, every launch passes it on.
-    params.put(RING_OFFSET, PeerRing.pack(ring));
+    // The orders are the group's for its lifetime: written once, every launch passes them on.
+    params.putLong(NRINGS_OFFSET, rings.size());
+    for (int o = 0; o < rings.size(); o++) {
+      params.put(RINGS_OFFSET + o * ScratchLayout.MAX_RANKS, PeerRing.pack(rings.get(o)));
+    }
   }
 
   /**
    * Exchanges the scratch with every rank (collective, see {@link PeerScratch#exchange}) and loads
    * the kernels into the current context.
    *
-   * @param ring the rank order the ring kernel follows; with {@code ringOnly} every launch runs the
-   *     ring and only the successor's scratch is opened, else the ring is one algorithm among the
-   *     others and every peer's scratch is opened
+   * @param rings the rank orders the ring kernel follows, block b order b % their count (the plan's
+   *     ring channels, at most {@link #MAX_RING_ORDERS}); with {@code ringOnly} exactly one, every
+   *     launch runs the ring and only its successor's scratch is opened, else the ring is one
+   *     algorithm among the others and every peer's scratch is opened
    * @param hostIn with {@code ringOnly}: the hop from this rank's ring predecessor lacks peer
    *     access and comes through host memory ({@link HostHop})
    * @param hostOut with {@code ringOnly}: the hop to the successor goes through host memory
@@ -120,12 +126,21 @@ final class AllReduceLauncher implements AutoCloseable {
       AllReduceChooser chooser,
       AllReduceKernels kernels,
       long scratchBudgetBytes,
-      int[] ring,
+      List<int[]> rings,
       boolean ringOnly,
       boolean hostIn,
       boolean hostOut) {
+    if (rings.isEmpty() || rings.size() > MAX_RING_ORDERS || (ringOnly && rings.size() != 1)) {
+      throw new IllegalArgumentException(
+          rings.size()
+              + " ring orders"
+              + (ringOnly ? " for a ring-only group" : "")
+              + " (expected: "
+              + (ringOnly ? "1, only its successor is mapped" : "1 to " + MAX_RING_ORDERS)
+              + ")");
+    }
     boolean[] mapped = new boolean[size];
-    int next = PeerRing.next(ring, rank);
+    int next = PeerRing.next(rings.get(0), rank);
     for (int r = 0; r < size; r++) {
       mapped[r] = r != rank && (!ringOnly || (r == next && !hostOut));
     }
@@ -141,7 +156,7 @@ final class AllReduceLauncher implements AutoCloseable {
             ringOnly && hostIn,
             ringOnly && hostOut ? next : -1);
     AllReduceLauncher l =
-        new AllReduceLauncher(rank, size, timeout, scratch, kernels, chooser, ring, ringOnly);
+        new AllReduceLauncher(rank, size, timeout, scratch, kernels, chooser, rings, ringOnly);
     Cu.check(
         JCudaDriver.cuStreamCreate(l.copyStream, CUstream_flags.CU_STREAM_NON_BLOCKING),
         "cuStreamCreate");
@@ -159,15 +174,6 @@ final class AllReduceLauncher implements AutoCloseable {
   /** The most bytes one launch reduces. */
   long maxLaunchBytes() {
     return ringOnly ? ringPieceBytes() : scratch.layout().slotBytes();
-  }
-
-  /** The ring order as {@code 0-2-1-3}. */
-  String ringOrder() {
-    StringBuilder b = new StringBuilder();
-    for (int k = 0; k < size; k++) {
-      b.append(k == 0 ? "" : "-").append(ring[k]);
-    }
-    return b.toString();
   }
 
   /** Every launch runs the ring kernel (pairs off the ring lack peer access). */

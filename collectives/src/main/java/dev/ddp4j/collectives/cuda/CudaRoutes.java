@@ -9,6 +9,7 @@ import dev.ddp4j.collectives.plan.PlannerOptions;
 import dev.ddp4j.collectives.stall.StallInspector;
 import dev.ddp4j.collectives.topology.Topology;
 import java.time.Duration;
+import java.util.List;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
 
@@ -90,6 +91,13 @@ final class CudaRoutes {
     }
     boolean ringOnly = route.startsWith("ring");
     int[] ring = plan.rings().get(0);
+    // Every channel its own ring order where every peer's scratch is mapped; a ring-only group maps
+    // only its first ring's successor (the others may need pairs without peer access).
+    List<int[]> orders =
+        ringOnly
+            ? List.of(ring)
+            : plan.rings()
+                .subList(0, Math.min(plan.rings().size(), AllReduceLauncher.MAX_RING_ORDERS));
     int rank = g.rank();
     AllReduceLauncher launcher =
         AllReduceLauncher.open(
@@ -102,7 +110,7 @@ final class CudaRoutes {
             chooser,
             kernels,
             scratchBudgetBytes,
-            ring,
+            orders,
             ringOnly,
             !routing.peerHop(PeerRing.prev(ring, rank), rank),
             !routing.peerHop(rank, PeerRing.next(ring, rank)));

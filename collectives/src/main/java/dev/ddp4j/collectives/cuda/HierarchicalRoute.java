@@ -266,7 +266,7 @@ final class HierarchicalRoute implements CudaRoute {
         new PlanChooser(plan),
         new AllReduceKernels(),
         budget,
-        ring,
+        List.of(ring),
         ringOnly,
         ringOnly && !routing.peerHop((rank + size - 1) % size, rank),
         ringOnly && !routing.peerHop(rank, (rank + 1) % size));

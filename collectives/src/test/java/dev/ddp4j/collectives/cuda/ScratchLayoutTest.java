@@ -45,7 +45,9 @@ class ScratchLayoutTest {
 
   @Test
   void shouldPassTheParameterBlockTheShippedKernelsDeclare() throws Exception {
-    assertThat(AllReduceLauncher.PARAM_BYTES).isEqualTo(96 + 9 * 32).isLessThanOrEqualTo(1024);
+    assertThat(AllReduceLauncher.PARAM_BYTES)
+        .isEqualTo(96 + 8 * 32 + 8 + 16 * 32)
+        .isLessThanOrEqualTo(1024);
     assertThat(CollectiveLauncher.PARAM_BYTES).isEqualTo(96 + 8 * 32);
     for (String k :
         new String[] {
