@@ -202,7 +202,8 @@ public final class CostModel {
     double x = m > 1 ? params.launchUs() + 2.0 * (m - 1) * column.stepUs() : 0;
     double beat;
     if (params.launchUs() > 0) {
-      // Kernels: a stream runs one phase at a time, each paying its steps' latency and handshakes.
+      // Kernels (only an executor that launches them has a launch cost): a stream runs one phase
+      // at a time, each paying its steps' latency and handshakes.
       beat = Math.max(Math.max(rs + ag, x), shared.transferUs());
     } else {
       // Steps (the cpu runner): a step starts as soon as its peer and bytes allow, so latency and
