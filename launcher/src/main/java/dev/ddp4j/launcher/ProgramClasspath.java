@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.jar.Attributes;
 import java.util.jar.JarFile;
@@ -70,7 +69,7 @@ public final class ProgramClasspath {
       return;
     }
     out.add(p);
-    if (!Files.isRegularFile(p) || !p.toString().toLowerCase(Locale.ROOT).endsWith(".jar")) {
+    if (!Files.isRegularFile(p) || !isJar(p)) {
       return;
     }
     String manifestPath;
@@ -103,14 +102,17 @@ public final class ProgramClasspath {
         continue;
       }
       try (Stream<Path> in = Files.list(dir)) {
-        in.filter(f -> f.toString().endsWith(".jar") || f.toString().endsWith(".JAR"))
-            .filter(Files::isRegularFile)
-            .sorted()
-            .forEach(out::add);
+        in.filter(ProgramClasspath::isJar).filter(Files::isRegularFile).sorted().forEach(out::add);
       } catch (IOException x) {
         throw new UncheckedIOException("cannot list " + dir + " for classpath entry " + e, x);
       }
     }
     return out;
+  }
+
+  /** Named {@code .jar} or {@code .JAR}, the two endings {@code java -cp dir/*} takes. */
+  private static boolean isJar(Path p) {
+    String name = p.toString();
+    return name.endsWith(".jar") || name.endsWith(".JAR");
   }
 }

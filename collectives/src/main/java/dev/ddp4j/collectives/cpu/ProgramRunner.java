@@ -33,7 +33,6 @@ import java.util.List;
  */
 final class ProgramRunner {
 
-  private static final int WINDOW = StepOrder.WINDOW;
   private static final long CHECK_INTERVAL_NS = 1_000_000L;
 
   private final Links links;
@@ -95,7 +94,7 @@ final class ProgramRunner {
         byte[] kinds = program.kind[c];
         int steps = kinds.length;
         int first = cursor[c];
-        for (int i = first; i < steps && i < first + WINDOW; i++) {
+        for (int i = first; i < steps && i < first + StepOrder.WINDOW; i++) {
           if (done(program, c, i, pieceBytes)) {
             continue;
           }

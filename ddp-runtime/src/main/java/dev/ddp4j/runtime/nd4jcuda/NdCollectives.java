@@ -24,14 +24,12 @@ public final class NdCollectives {
   /** Non-null only for ND4J's CUDA backend with a {@code cuda} or {@code nccl} group. */
   private final Nd4jDevice device;
 
-  private final boolean stageOnHost;
   private final Nd4jDevices.GradientPath path;
 
   private NdCollectives(ProcessGroup group, Nd4jDevices.GradientPath path, Nd4jDevice device) {
     this.group = group;
     this.path = path;
     this.device = device;
-    this.stageOnHost = path == Nd4jDevices.GradientPath.HOST_STAGED;
   }
 
   /** Chooses the path for {@code group} and ND4J's current backend ({@link Nd4jDevices#path}). */
@@ -39,6 +37,11 @@ public final class NdCollectives {
     Nd4jDevices.GradientPath path = Nd4jDevices.path(Nd4jDevices.nd4jOnCuda(), group.backend());
     return new NdCollectives(
         group, path, path == Nd4jDevices.GradientPath.DEVICE ? Nd4jDevices.load() : null);
+  }
+
+  /** ND4J on CUDA with a cpu group: buckets go through ND4J's host copies. */
+  private boolean stagesOnHost() {
+    return path == Nd4jDevices.GradientPath.HOST_STAGED;
   }
 
   /** The path chosen. */
@@ -72,7 +75,7 @@ public final class NdCollectives {
     if (device != null) {
       return DeviceCommHook.of(device, configured);
     }
-    return stageOnHost ? new HostStagedCommHook(configured) : configured;
+    return stagesOnHost() ? new HostStagedCommHook(configured) : configured;
   }
 
   /** Copies rank {@code root}'s {@code array} into every rank's, in place; waits for it. */
@@ -83,11 +86,11 @@ public final class NdCollectives {
       w.await();
       return;
     }
-    if (stageOnHost) {
+    if (stagesOnHost()) {
       Nd4j.getAffinityManager().ensureLocation(array, AffinityManager.Location.HOST);
     }
     group.broadcast(NdBuffers.host(array), root).await();
-    if (stageOnHost) {
+    if (stagesOnHost()) {
       Nd4j.getAffinityManager().tagLocation(array, AffinityManager.Location.HOST);
     }
   }
@@ -103,11 +106,11 @@ public final class NdCollectives {
       w.await();
       return;
     }
-    if (stageOnHost) {
+    if (stagesOnHost()) {
       Nd4j.getAffinityManager().ensureLocation(array, AffinityManager.Location.HOST);
     }
     group.allReduce(NdBuffers.host(array), ReduceOp.SUM).await();
-    if (stageOnHost) {
+    if (stagesOnHost()) {
       Nd4j.getAffinityManager().tagLocation(array, AffinityManager.Location.HOST);
     }
   }
