@@ -1,6 +1,7 @@
 package dev.ddp4j;
 
 import dev.ddp4j.spi.BackendProvider;
+import dev.ddp4j.spi.Settings;
 import dev.ddp4j.spi.StoreProvider;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,11 +32,12 @@ public final class Ddp {
    * group.
    */
   public static ProcessGroup init(InitOptions options) {
-    WorkerEnvironment worker = WorkerEnvironment.resolve(options, System.getenv());
+    Settings settings = Settings.process();
+    WorkerEnvironment worker = WorkerEnvironment.resolve(options, settings);
     BackendProvider backend = selectBackend(options.backend(), loadBackends());
     Store store = connectStore(worker, options.timeout());
     try {
-      return backend.create(worker, store, options.timeout());
+      return backend.create(worker, store, options.timeout(), settings);
     } catch (RuntimeException | Error e) {
       store.close();
       throw e;
@@ -71,7 +73,7 @@ public final class Ddp {
   static BackendProvider selectBackend(String name, List<BackendProvider> providers) {
     if (providers.isEmpty()) {
       throw new ConfigException(
-          "no ddp4j backend on the classpath (expected: dev.ddp4j:collectives, which provides cpu and cuda)");
+          "no ddp4j backend on the classpath (expected: dev.ddp4j:collectives, which provides cpu, cuda and nccl)");
     }
     List<String> reasons = new ArrayList<>();
     if (name.equals("auto")) {

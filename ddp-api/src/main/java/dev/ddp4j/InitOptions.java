@@ -1,8 +1,8 @@
 package dev.ddp4j;
 
+import dev.ddp4j.spi.Settings;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * How {@link Ddp#init(InitOptions)} joins the job. Unset fields come from the environment:
@@ -59,23 +59,15 @@ public record InitOptions(
 
   /** Options from this process's environment. */
   public static InitOptions fromEnvironment() {
-    return fromEnvironment(System.getenv());
+    return fromEnvironment(Settings.process());
   }
 
   /** Options from {@code env}: DDP4J_INIT_METHOD, DDP4J_BACKEND, DDP4J_TIMEOUT_SECONDS. */
-  public static InitOptions fromEnvironment(Map<String, String> env) {
-    String url = env.getOrDefault(INIT_METHOD_VAR, "env://");
-    String backend = env.getOrDefault(BACKEND_VAR, "auto");
-    Duration timeout = DEFAULT_TIMEOUT;
-    String t = env.get(TIMEOUT_VAR);
-    if (t != null && !t.isBlank()) {
-      try {
-        timeout = Duration.ofMillis(Math.round(Double.parseDouble(t.trim()) * 1000));
-      } catch (NumberFormatException e) {
-        throw new ConfigException(
-            TIMEOUT_VAR + "='" + t + "' is not a number of seconds (expected: e.g. 300)");
-      }
-    }
+  public static InitOptions fromEnvironment(Settings env) {
+    String url = env.text(INIT_METHOD_VAR, "env://");
+    String backend = env.text(BACKEND_VAR, "auto");
+    double seconds = env.seconds(TIMEOUT_VAR, DEFAULT_TIMEOUT.toSeconds());
+    Duration timeout = Duration.ofMillis(Math.round(seconds * 1000));
     return new InitOptions(InitMethod.parse(url), backend, -1, -1, timeout);
   }
 

@@ -1,6 +1,6 @@
 package dev.ddp4j;
 
-import java.util.Map;
+import dev.ddp4j.spi.Settings;
 
 /**
  * Who this process is in the job and where the job's store is, as the launcher (or torchrun-style
@@ -89,7 +89,7 @@ public record WorkerEnvironment(
    * @throws ConfigException naming the variable, its value and the fix when one is missing or
    *     malformed
    */
-  public static WorkerEnvironment resolve(InitOptions options, Map<String, String> env) {
+  public static WorkerEnvironment resolve(InitOptions options, Settings env) {
     InitMethod method = options.initMethod();
     int rank = options.rank() >= 0 ? options.rank() : requiredInt(env, RANK);
     int worldSize = options.worldSize() >= 0 ? options.worldSize() : requiredInt(env, WORLD_SIZE);
@@ -99,8 +99,8 @@ public record WorkerEnvironment(
     int restarts = optionalInt(env, RESTART_COUNT, 0);
     checkRanks(rank, worldSize, localRank, localWorldSize);
     if (method.scheme() == InitMethod.Scheme.ENV) {
-      String addr = env.get(MASTER_ADDR);
-      if (addr == null || addr.isBlank()) {
+      String addr = env.text(MASTER_ADDR, "");
+      if (addr.isEmpty()) {
         throw new ConfigException(
             "init method env:// needs MASTER_ADDR, which is not set (start workers with `java -jar launcher.jar`,"
                 + " or set MASTER_ADDR and MASTER_PORT, or pass --init-method tcp://HOST:PORT)");
@@ -116,28 +116,18 @@ public record WorkerEnvironment(
         rank, worldSize, localRank, localWorldSize, groupRank, restarts, method);
   }
 
-  static int requiredInt(Map<String, String> env, String name) {
-    String v = env.get(name);
-    if (v == null || v.isBlank()) {
+  static int requiredInt(Settings env, String name) {
+    if (!env.isSet(name)) {
       throw new ConfigException(
           name
               + " is not set (start workers with `java -jar launcher.jar --nproc-per-node=N ...`, which sets"
               + " RANK, WORLD_SIZE, LOCAL_RANK and MASTER_ADDR/PORT, or set it yourself)");
     }
-    return parseInt(name, v);
+    return optionalInt(env, name, 0);
   }
 
-  static int optionalInt(Map<String, String> env, String name, int fallback) {
-    String v = env.get(name);
-    return v == null || v.isBlank() ? fallback : parseInt(name, v);
-  }
-
-  private static int parseInt(String name, String v) {
-    try {
-      return Integer.parseInt(v.trim());
-    } catch (NumberFormatException e) {
-      throw new ConfigException(
-          name + "='" + v + "' is not an integer (expected: a whole number such as 0)");
-    }
+  // The upper bounds are checked by checkRanks, which names the job's sizes.
+  static int optionalInt(Settings env, String name, int fallback) {
+    return env.whole(name, fallback, 0, Integer.MAX_VALUE);
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ddp4j.spi.BackendProvider;
+import dev.ddp4j.spi.Settings;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -15,7 +16,8 @@ class DdpInitTest {
   private record Candidate(String name, Optional<String> unavailableReason, int autoPriority)
       implements BackendProvider {
     @Override
-    public ProcessGroup create(WorkerEnvironment worker, Store store, Duration timeout) {
+    public ProcessGroup create(
+        WorkerEnvironment worker, Store store, Duration timeout, Settings settings) {
       throw new AssertionError("selection must not create a group");
     }
   }

@@ -3,13 +3,14 @@ package dev.ddp4j;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ddp4j.spi.Settings;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class WorkerEnvironmentTest {
 
-  private static final InitOptions ENV = InitOptions.fromEnvironment(Map.of());
+  private static final InitOptions ENV = InitOptions.fromEnvironment(Settings.empty());
 
   @Test
   void shouldReadWhatTheLauncherSets() {
@@ -23,7 +24,7 @@ class WorkerEnvironmentTest {
             "MASTER_ADDR", "10.0.0.5",
             "MASTER_PORT", "29500",
             "DDP4J_RESTART_COUNT", "2");
-    WorkerEnvironment w = WorkerEnvironment.resolve(ENV, env);
+    WorkerEnvironment w = WorkerEnvironment.resolve(ENV, Settings.of(env));
     assertThat(w)
         .isEqualTo(new WorkerEnvironment(5, 8, 1, 4, 1, 2, InitMethod.tcp("10.0.0.5", 29500)));
   }
@@ -31,7 +32,8 @@ class WorkerEnvironmentTest {
   @Test
   void shouldLetOptionsOverrideTheEnvironmentAndDefaultTheLocalRanks() {
     InitOptions o = ENV.withInitMethod("file:///tmp/s").withRank(1, 3);
-    WorkerEnvironment w = WorkerEnvironment.resolve(o, Map.of("RANK", "0", "WORLD_SIZE", "9"));
+    WorkerEnvironment w =
+        WorkerEnvironment.resolve(o, Settings.of(Map.of("RANK", "0", "WORLD_SIZE", "9")));
     assertThat(w.rank()).isEqualTo(1);
     assertThat(w.worldSize()).isEqualTo(3);
     assertThat(w.localRank()).isEqualTo(1);
@@ -41,29 +43,36 @@ class WorkerEnvironmentTest {
 
   @Test
   void shouldNameTheMissingOrBadVariable() {
-    assertThatThrownBy(() -> WorkerEnvironment.resolve(ENV, Map.of("WORLD_SIZE", "2")))
+    assertThatThrownBy(() -> WorkerEnvironment.resolve(ENV, Settings.of(Map.of("WORLD_SIZE", "2"))))
         .isInstanceOf(ConfigException.class)
         .hasMessageStartingWith("RANK is not set")
         .hasMessageContaining("launcher.jar");
-    assertThatThrownBy(() -> WorkerEnvironment.resolve(ENV, Map.of("RANK", "x", "WORLD_SIZE", "2")))
-        .hasMessageStartingWith("RANK='x' is not an integer");
-    assertThatThrownBy(() -> WorkerEnvironment.resolve(ENV, Map.of("RANK", "2", "WORLD_SIZE", "2")))
+    assertThatThrownBy(
+            () ->
+                WorkerEnvironment.resolve(ENV, Settings.of(Map.of("RANK", "x", "WORLD_SIZE", "2"))))
+        .hasMessage("RANK=x (expected: a whole number >= 0)");
+    assertThatThrownBy(
+            () ->
+                WorkerEnvironment.resolve(ENV, Settings.of(Map.of("RANK", "2", "WORLD_SIZE", "2"))))
         .hasMessageContaining("RANK=2 is outside the job (expected: 0 <= RANK < WORLD_SIZE=2)");
-    assertThatThrownBy(() -> WorkerEnvironment.resolve(ENV, Map.of("RANK", "0", "WORLD_SIZE", "2")))
+    assertThatThrownBy(
+            () ->
+                WorkerEnvironment.resolve(ENV, Settings.of(Map.of("RANK", "0", "WORLD_SIZE", "2"))))
         .hasMessageContaining("env:// needs MASTER_ADDR");
     assertThatThrownBy(
             () ->
                 WorkerEnvironment.resolve(
                     ENV,
-                    Map.of(
-                        "RANK",
-                        "0",
-                        "WORLD_SIZE",
-                        "2",
-                        "MASTER_ADDR",
-                        "h",
-                        "MASTER_PORT",
-                        "99999")))
+                    Settings.of(
+                        Map.of(
+                            "RANK",
+                            "0",
+                            "WORLD_SIZE",
+                            "2",
+                            "MASTER_ADDR",
+                            "h",
+                            "MASTER_PORT",
+                            "99999"))))
         .hasMessageContaining("MASTER_PORT=99999 is out of range");
   }
 
@@ -71,21 +80,24 @@ class WorkerEnvironmentTest {
   void shouldReadTheInitOptionsVariables() {
     InitOptions o =
         InitOptions.fromEnvironment(
-            Map.of(
-                "DDP4J_INIT_METHOD", "tcp://h:7",
-                "DDP4J_BACKEND", "CPU",
-                "DDP4J_TIMEOUT_SECONDS", "1.5"));
+            Settings.of(
+                Map.of(
+                    "DDP4J_INIT_METHOD", "tcp://h:7",
+                    "DDP4J_BACKEND", "CPU",
+                    "DDP4J_TIMEOUT_SECONDS", "1.5")));
     assertThat(o.initMethod()).isEqualTo(InitMethod.tcp("h", 7));
     assertThat(o.backend()).isEqualTo("cpu");
     assertThat(o.timeout()).isEqualTo(Duration.ofMillis(1500));
     assertThat(ENV.timeout()).isEqualTo(Duration.ofSeconds(300));
-    assertThatThrownBy(() -> InitOptions.fromEnvironment(Map.of("DDP4J_TIMEOUT_SECONDS", "soon")))
-        .hasMessageContaining("DDP4J_TIMEOUT_SECONDS='soon'");
-    assertThatThrownBy(() -> InitOptions.fromEnvironment(Map.of("DDP4J_BACKEND", "cuda:nccl")))
+    assertThatThrownBy(
+            () -> InitOptions.fromEnvironment(Settings.of(Map.of("DDP4J_TIMEOUT_SECONDS", "soon"))))
+        .hasMessage("DDP4J_TIMEOUT_SECONDS=soon (expected: a number of seconds above 0, e.g. 300)");
+    assertThatThrownBy(
+            () -> InitOptions.fromEnvironment(Settings.of(Map.of("DDP4J_BACKEND", "cuda:nccl"))))
         .hasMessageContaining(
             "backend 'cuda:nccl' is not a backend name (expected: auto, cpu, cuda or nccl)");
     // a name of the form is checked against the classpath's providers by Ddp.init (DdpInitTest)
-    assertThat(InitOptions.fromEnvironment(Map.of("DDP4J_BACKEND", "gloo")).backend())
+    assertThat(InitOptions.fromEnvironment(Settings.of(Map.of("DDP4J_BACKEND", "gloo"))).backend())
         .isEqualTo("gloo");
   }
 }

@@ -22,7 +22,9 @@ public final class CudaStallWorker {
   public static void main(String[] args) throws Exception {
     Duration timeout = Duration.ofSeconds(60);
     try (FileStore store = LocalRanks.store(timeout)) {
-      CudaProcessGroup pg = CudaProcessGroup.create(LocalRanks.worker(), store, timeout, 64L << 20);
+      CudaProcessGroup pg =
+          CudaProcessGroup.create(
+              LocalRanks.worker(), store, timeout, dev.ddp4j.spi.Settings.process());
       CUdeviceptr p = new CUdeviceptr();
       JCudaDriver.cuMemAlloc(p, 4096);
       DeviceBuffer d = new DeviceBuffer(Cu.address(p), pg.deviceIndex(), 0, 1024, DataType.FLOAT32);

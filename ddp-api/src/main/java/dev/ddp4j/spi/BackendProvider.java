@@ -7,12 +7,12 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Makes {@link ProcessGroup}s of one backend ({@code cpu}, {@code cuda}). Found with {@link
- * java.util.ServiceLoader} ({@code META-INF/services/dev.ddp4j.spi.BackendProvider}).
+ * Makes {@link ProcessGroup}s of one backend ({@code cpu}, {@code cuda}, {@code nccl}). Found with
+ * {@link java.util.ServiceLoader} ({@code META-INF/services/dev.ddp4j.spi.BackendProvider}).
  */
 public interface BackendProvider {
 
-  /** The backend's name as users select it: {@code cpu} or {@code cuda}. */
+  /** The backend's name as users select it: {@code cpu}, {@code cuda} or {@code nccl}. */
   String name();
 
   /**
@@ -30,7 +30,8 @@ public interface BackendProvider {
   /**
    * Joins the group: every rank calls this with the same world size and a store they share.
    * Collective in nature: it returns once all ranks have joined, or fails after {@code timeout}
-   * naming the missing ranks.
+   * naming the missing ranks. {@code settings} are the process's ddp4j variables, read once by
+   * {@link dev.ddp4j.Ddp#init}; the backend reads its options from them.
    */
-  ProcessGroup create(WorkerEnvironment worker, Store store, Duration timeout);
+  ProcessGroup create(WorkerEnvironment worker, Store store, Duration timeout, Settings settings);
 }

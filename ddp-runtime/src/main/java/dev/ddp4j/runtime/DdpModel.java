@@ -21,6 +21,7 @@ import dev.ddp4j.runtime.nd4jcuda.Nd4jDevices;
 import dev.ddp4j.runtime.nd4jcuda.NdCollectives;
 import dev.ddp4j.runtime.syncbn.SyncBatchNormLayer;
 import dev.ddp4j.runtime.trace.Timeline;
+import dev.ddp4j.spi.Settings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Optional;
@@ -84,7 +85,7 @@ public final class DdpModel implements AutoCloseable {
   private DdpModel(ModelAdapter adapter, ProcessGroup group, DdpOptions options) {
     this.adapter = adapter;
     this.group = group;
-    this.log = new DebugLog(System.getenv(), group.rank());
+    this.log = new DebugLog(Settings.process(), group.rank());
     this.timeline =
         options.timelinePattern() == null
             ? Timeline.disabled()

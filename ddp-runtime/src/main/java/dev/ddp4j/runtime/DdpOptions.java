@@ -3,7 +3,8 @@ package dev.ddp4j.runtime;
 import dev.ddp4j.ConfigException;
 import dev.ddp4j.runtime.comm.CommHook;
 import dev.ddp4j.runtime.comm.CommHooks;
-import java.util.Map;
+import dev.ddp4j.spi.Settings;
+import java.util.Optional;
 
 /**
  * How DdpModel buckets and communicates gradients. Defaults follow PyTorch DDP; {@link
@@ -82,64 +83,34 @@ public record DdpOptions(
   }
 
   public static DdpOptions fromEnvironment() {
-    return fromEnvironment(System.getenv());
+    return fromEnvironment(Settings.process());
   }
 
-  public static DdpOptions fromEnvironment(Map<String, String> env) {
+  public static DdpOptions fromEnvironment(Settings env) {
     DdpOptions d = defaults();
     long first = megabytes(env, "DDP4J_FIRST_BUCKET_MB", d.firstBucketBytes());
     long cap = megabytes(env, "DDP4J_BUCKET_CAP_MB", d.bucketCapBytes());
-    CommHook hook = d.commHook();
-    String h = env.get("DDP4J_COMM_HOOK");
-    if (h != null && !h.isBlank()) {
-      try {
-        hook = CommHooks.named(h);
-      } catch (IllegalArgumentException e) {
-        throw new ConfigException("DDP4J_COMM_HOOK: " + e.getMessage());
-      }
-    }
-    String timeline = env.get("DDP4J_TIMELINE");
+    CommHook hook =
+        env.parsed("DDP4J_COMM_HOOK", CommHooks::named, CommHooks.NAMES).orElse(d.commHook());
     return new DdpOptions(
         first,
         cap,
         hook,
-        timeline == null || timeline.isBlank() ? null : timeline,
-        flag(env, "DDP4J_SYNC_BATCHNORM", false),
-        flag(env, "DDP4J_SHARED_GRADIENTS", true));
+        env.text("DDP4J_TIMELINE", null),
+        env.flag("DDP4J_SYNC_BATCHNORM", false),
+        env.flag("DDP4J_SHARED_GRADIENTS", true));
   }
 
-  private static boolean flag(Map<String, String> env, String name, boolean fallback) {
-    String v = env.get(name);
-    if (v == null || v.isBlank()) {
+  private static long megabytes(Settings env, String name, long fallback) {
+    Optional<Double> mb =
+        env.parsed(name, Double::parseDouble, "a positive number of MiB, e.g. 25");
+    if (mb.isEmpty()) {
       return fallback;
     }
-    switch (v.trim().toLowerCase(java.util.Locale.ROOT)) {
-      case "1":
-      case "true":
-        return true;
-      case "0":
-      case "false":
-        return false;
-      default:
-        throw new ConfigException(name + "='" + v + "' (expected: 1 or 0)");
+    if (!(mb.get() > 0)) {
+      throw env.invalid(name, "a positive number of MiB, e.g. 25");
     }
-  }
-
-  private static long megabytes(Map<String, String> env, String name, long fallback) {
-    String v = env.get(name);
-    if (v == null || v.isBlank()) {
-      return fallback;
-    }
-    try {
-      double mb = Double.parseDouble(v.trim());
-      if (mb <= 0) {
-        throw new NumberFormatException();
-      }
-      return Math.max(1, Math.round(mb * MIB));
-    } catch (NumberFormatException e) {
-      throw new ConfigException(
-          name + "='" + v + "' is not a positive number of MiB (expected: e.g. 25)");
-    }
+    return Math.max(1, Math.round(mb.get() * MIB));
   }
 
   public DdpOptions withBucketCaps(long firstBytes, long capBytes) {

@@ -4,6 +4,7 @@ import dev.ddp4j.Ddp;
 import dev.ddp4j.InitOptions;
 import dev.ddp4j.Store;
 import dev.ddp4j.WorkerEnvironment;
+import dev.ddp4j.spi.Settings;
 
 /**
  * The smallest ddp4j program: joins the job's store, says who it is, waits at a barrier with every
@@ -16,7 +17,7 @@ public final class StoreBarrier {
 
   public static void main(String[] args) {
     InitOptions options = InitOptions.fromEnvironment();
-    WorkerEnvironment me = WorkerEnvironment.resolve(options, System.getenv());
+    WorkerEnvironment me = WorkerEnvironment.resolve(options, Settings.process());
     System.out.println(
         "rank "
             + me.rank()

@@ -5,9 +5,11 @@ import dev.ddp4j.Ddp;
 import dev.ddp4j.HostBuffer;
 import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.ReduceOp;
+import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.runtime.DdpModel;
 import dev.ddp4j.runtime.checkpoint.Checkpoints;
 import dev.ddp4j.runtime.data.DistributedDataSetIterator;
+import dev.ddp4j.spi.Settings;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -102,8 +104,8 @@ public final class Train implements Callable<Integer> {
   public static void main(String[] args) throws Exception {
     Train train = new Train();
     CommandLine cl = new CommandLine(train);
-    String rank = System.getenv("RANK");
-    if (rank != null && !rank.equals("0")) {
+    boolean quietRank = !Settings.process().text(WorkerEnvironment.RANK, "0").equals("0");
+    if (quietRank) {
       cl.setOut(new PrintWriter(OutputStream.nullOutputStream()));
       cl.setErr(new PrintWriter(OutputStream.nullOutputStream()));
     }
@@ -112,7 +114,7 @@ public final class Train implements Callable<Integer> {
         System.exit(0);
       }
     } catch (CommandLine.ParameterException e) {
-      if (rank != null && !rank.equals("0")) {
+      if (quietRank) {
         // Rank 0 got the same arguments and says so; its exit makes the launcher stop this rank.
         // Exiting first would get rank 0 stopped before it printed. Without a launcher, speak up.
         Thread.sleep(10_000);

@@ -33,8 +33,9 @@ public final class StandInCudaBackend implements BackendProvider {
   }
 
   @Override
-  public ProcessGroup create(WorkerEnvironment worker, Store store, Duration timeout) {
+  public ProcessGroup create(
+      WorkerEnvironment worker, Store store, Duration timeout, dev.ddp4j.spi.Settings settings) {
     return HostDeviceGroup.over(
-        new StandInDeviceGroup(worker, store, timeout), worker, store, timeout);
+        new StandInDeviceGroup(worker, store, timeout), worker, store, timeout, settings);
   }
 }

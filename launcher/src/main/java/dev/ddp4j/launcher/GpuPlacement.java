@@ -3,9 +3,9 @@ package dev.ddp4j.launcher;
 import dev.ddp4j.collectives.plan.GpuOrder;
 import dev.ddp4j.collectives.topology.Topology;
 import dev.ddp4j.collectives.topology.TopologyDiscovery;
+import dev.ddp4j.spi.Settings;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
@@ -35,19 +35,15 @@ record GpuPlacement(String cudaVisibleDevices, int[] ordinals, String note) {
    *
    * @param flagOff {@code --no-gpu-order} was given
    * @param gpusPresent the CUDA driver sees GPUs on this machine
-   * @throws UsageException for a {@code DDP4J_GPU_ORDER} other than 0 or 1
+   * @throws dev.ddp4j.ConfigException for a {@code DDP4J_GPU_ORDER} other than 0 or 1
    */
-  static GpuPlacement choose(
-      int nproc, boolean flagOff, Map<String, String> env, boolean gpusPresent) {
-    String sw = env.get(SWITCH_VAR);
+  static GpuPlacement choose(int nproc, boolean flagOff, Settings env, boolean gpusPresent) {
+    String sw = env.text(SWITCH_VAR, null);
     if (sw != null && !sw.equals("0") && !sw.equals("1")) {
-      throw new UsageException(
-          SWITCH_VAR
-              + "='"
-              + sw
-              + "' is not accepted (expected: 1 to order GPUs along the best ring, the default, or 0 for 0,1,2,...)");
+      throw env.invalid(
+          SWITCH_VAR, "1 to order GPUs along the best ring, the default, or 0 for 0,1,2,...");
     }
-    boolean topoFile = env.containsKey("DDP4J_TOPO_FILE") || env.containsKey("NCCL_TOPO_FILE");
+    boolean topoFile = env.isSet("DDP4J_TOPO_FILE");
     if (!gpusPresent && !topoFile) {
       return unchanged(null);
     }
@@ -57,7 +53,7 @@ record GpuPlacement(String cudaVisibleDevices, int[] ordinals, String note) {
               + (flagOff ? "--no-gpu-order" : SWITCH_VAR + "=0")
               + "): GPU i for local rank i");
     }
-    String user = env.get(CUDA_VISIBLE_DEVICES);
+    String user = env.text(CUDA_VISIBLE_DEVICES, null);
     if (user != null) {
       return unchanged(
           "GPU order: CUDA_VISIBLE_DEVICES=" + user + " was set by the user; kept as it is");

@@ -1,5 +1,6 @@
 package dev.ddp4j.launcher;
 
+import dev.ddp4j.spi.Settings;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -245,7 +246,7 @@ public final class LaunchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    LaunchConfig config = LaunchConfigParser.parse(this, System.getenv());
+    LaunchConfig config = LaunchConfigParser.parse(this, Settings.process());
     return new Launcher(config, System.err).run();
   }
 

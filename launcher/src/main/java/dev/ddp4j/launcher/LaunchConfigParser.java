@@ -4,12 +4,12 @@ import dev.ddp4j.ConfigException;
 import dev.ddp4j.InitMethod;
 import dev.ddp4j.collectives.store.StoreSecret;
 import dev.ddp4j.collectives.topology.CudaProbe;
+import dev.ddp4j.spi.Settings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -21,7 +21,7 @@ final class LaunchConfigParser {
 
   private LaunchConfigParser() {}
 
-  static LaunchConfig parse(LaunchCommand f, Map<String, String> env) {
+  static LaunchConfig parse(LaunchCommand f, Settings env) {
     SlurmJob.from(env).ifPresent(job -> job.applyTo(f));
     int nnodes =
         parseInt(
@@ -149,7 +149,7 @@ final class LaunchConfigParser {
         placement);
   }
 
-  private static StoreAddress storeAddress(LaunchCommand f, Map<String, String> env, int nnodes) {
+  private static StoreAddress storeAddress(LaunchCommand f, Settings env, int nnodes) {
     if (f.standalone) {
       if (nnodes > 1) {
         throw new UsageException(
@@ -172,8 +172,8 @@ final class LaunchConfigParser {
       } else if (parsed.scheme() == InitMethod.Scheme.TCP) {
         m = StoreAddress.tcp(parsed.host(), parsed.port());
       } else {
-        String addr = env.get("MASTER_ADDR");
-        String port = env.get("MASTER_PORT");
+        String addr = env.text("MASTER_ADDR", null);
+        String port = env.text("MASTER_PORT", null);
         if (addr == null || port == null) {
           throw new UsageException(
               "--init-method=env:// needs MASTER_ADDR and MASTER_PORT in the launcher's environment (expected: set both, or use tcp://HOST:PORT)");
@@ -231,7 +231,7 @@ final class LaunchConfigParser {
     return StoreAddress.tcp(host, port);
   }
 
-  private static String secret(LaunchCommand f, Map<String, String> env, int nnodes) {
+  private static String secret(LaunchCommand f, Settings env, int nnodes) {
     if (f.storeSecretFile != null) {
       try {
         return StoreSecret.readFile(f.storeSecretFile, "--store-secret-file");

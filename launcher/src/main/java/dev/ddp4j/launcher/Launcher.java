@@ -2,6 +2,7 @@ package dev.ddp4j.launcher;
 
 import dev.ddp4j.InitMethod;
 import dev.ddp4j.collectives.store.StoreServer;
+import dev.ddp4j.spi.Settings;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -142,7 +143,7 @@ final class Launcher {
     }
     boolean anyNuma = java.util.Arrays.stream(c.numaNodes()).anyMatch(node -> node >= 0);
     Optional<Path> numactl =
-        anyNuma ? NumaBinding.findNumactl(System.getenv("PATH")) : Optional.empty();
+        anyNuma ? NumaBinding.findNumactl(Settings.process().text("PATH", null)) : Optional.empty();
     current = WorkerGroup.start(c, specs, store, numactl);
     afterSpawn.run();
     return current.await(

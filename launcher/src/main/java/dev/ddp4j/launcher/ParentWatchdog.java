@@ -1,6 +1,6 @@
 package dev.ddp4j.launcher;
 
-import java.util.Map;
+import dev.ddp4j.spi.Settings;
 import java.util.Optional;
 
 /**
@@ -19,12 +19,11 @@ final class ParentWatchdog {
 
   private ParentWatchdog() {}
 
-  static void startFromEnvironment(Map<String, String> env) {
-    String pid = env.get(LAUNCHER_PID_VAR);
-    if (pid == null || pid.isBlank()) {
+  static void startFromEnvironment(Settings env) {
+    if (!env.isSet(LAUNCHER_PID_VAR)) {
       return;
     }
-    long launcherPid = Long.parseLong(pid.trim());
+    long launcherPid = env.wholeLong(LAUNCHER_PID_VAR, 0, 1, Long.MAX_VALUE);
     Thread t = new Thread(() -> watch(launcherPid), "ddp4j-launcher-watchdog");
     t.setDaemon(true);
     t.start();

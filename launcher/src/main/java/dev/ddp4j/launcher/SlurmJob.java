@@ -1,7 +1,7 @@
 package dev.ddp4j.launcher;
 
+import dev.ddp4j.spi.Settings;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -16,14 +16,14 @@ import java.util.Optional;
 record SlurmJob(int nnodes, int nodeRank, String masterAddr) {
 
   /** Empty outside a Slurm job step (no SLURM_JOB_ID or SLURM_NNODES). */
-  static Optional<SlurmJob> from(Map<String, String> env) {
-    if (env.get("SLURM_JOB_ID") == null || env.get("SLURM_NNODES") == null) {
+  static Optional<SlurmJob> from(Settings env) {
+    if (!env.isSet("SLURM_JOB_ID") || !env.isSet("SLURM_NNODES")) {
       return Optional.empty();
     }
     int nnodes = number(env, "SLURM_NNODES");
     int nodeRank = number(env, "SLURM_NODEID");
-    String tasks = env.get("SLURM_NTASKS");
-    if (tasks != null && !tasks.equals(env.get("SLURM_NNODES"))) {
+    String tasks = env.text("SLURM_NTASKS", null);
+    if (tasks != null && !tasks.equals(env.text("SLURM_NNODES", null))) {
       throw new UsageException(
           "Slurm started "
               + tasks
@@ -32,7 +32,7 @@ record SlurmJob(int nnodes, int nodeRank, String masterAddr) {
               + " nodes (SLURM_NTASKS, SLURM_NNODES), but the launcher runs once per node and starts the workers"
               + " itself (expected: srun --ntasks-per-node=1 java -jar launcher.jar ...)");
     }
-    String list = env.getOrDefault("SLURM_JOB_NODELIST", env.get("SLURM_NODELIST"));
+    String list = env.text("SLURM_JOB_NODELIST").orElse(env.text("SLURM_NODELIST", null));
     if (list == null || list.isBlank()) {
       throw new UsageException(
           "SLURM_JOB_NODELIST is not set, so the first node's address is unknown (expected: run under srun, or pass"
@@ -51,14 +51,11 @@ record SlurmJob(int nnodes, int nodeRank, String masterAddr) {
     return Optional.of(new SlurmJob(nnodes, nodeRank, hosts.get(0)));
   }
 
-  private static int number(Map<String, String> env, String name) {
-    String v = env.get(name);
-    try {
-      return Integer.parseInt(v == null ? "" : v.trim());
-    } catch (NumberFormatException e) {
-      throw new UsageException(
-          name + "='" + v + "' is not a whole number (expected: what srun sets, e.g. 0)");
+  private static int number(Settings env, String name) {
+    if (!env.isSet(name)) {
+      throw env.invalid(name, "what srun sets, e.g. 0");
     }
+    return env.whole(name, 0, 0, Integer.MAX_VALUE);
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.ddp4j.launcher;
 
+import dev.ddp4j.spi.Settings;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -25,7 +26,7 @@ public final class WorkerBootstrap {
       System.err.println("WorkerBootstrap: no main class given (it is started by the launcher)");
       System.exit(2);
     }
-    ParentWatchdog.startFromEnvironment(System.getenv());
+    ParentWatchdog.startFromEnvironment(Settings.process());
     Class<?> main = Class.forName(args[0], true, ClassLoader.getSystemClassLoader());
     Method m = main.getMethod("main", String[].class);
     if (!Modifier.isStatic(m.getModifiers())) {
@@ -47,8 +48,8 @@ public final class WorkerBootstrap {
       thrown.printStackTrace();
     }
     System.err.flush();
-    String file = System.getenv(WorkerError.FILE_VAR);
-    if (file != null && !file.isBlank()) {
+    String file = Settings.process().text(WorkerError.FILE_VAR, null);
+    if (file != null) {
       try {
         error.write(Path.of(file));
       } catch (IOException | RuntimeException e) {

@@ -4,6 +4,7 @@ import dev.ddp4j.InitMethod;
 import dev.ddp4j.InitOptions;
 import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.store.StoreSecret;
+import dev.ddp4j.spi.Settings;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,14 +26,13 @@ public final class WorkerCommand {
    */
   public static final List<String> WORKER_JVM_OPTIONS =
       workerJvmOptions(
-          System.getenv(),
+          Settings.process(),
           Runtime.version().feature(),
           java.lang.module.ModuleFinder.ofSystem().find("jdk.incubator.vector").isPresent());
 
   /** {@link #WORKER_JVM_OPTIONS} for this environment, Java feature release and module finding. */
-  static List<String> workerJvmOptions(
-      java.util.Map<String, String> env, int javaFeature, boolean hasVectorModule) {
-    return !"0".equals(env.get("DDP4J_CPU_VECTOR")) && javaFeature < 20 && hasVectorModule
+  static List<String> workerJvmOptions(Settings env, int javaFeature, boolean hasVectorModule) {
+    return !env.text("DDP4J_CPU_VECTOR", "1").equals("0") && javaFeature < 20 && hasVectorModule
         ? List.of("--add-modules", "jdk.incubator.vector")
         : List.of();
   }

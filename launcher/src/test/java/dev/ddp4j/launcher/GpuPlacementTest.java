@@ -32,7 +32,7 @@ class GpuPlacementTest {
 
   @Test
   void shouldOrderTheGpusAlongTheBestRingOfTheTopology() {
-    GpuPlacement p = GpuPlacement.choose(8, false, topo(DGX1), false);
+    GpuPlacement p = GpuPlacement.choose(8, false, dev.ddp4j.spi.Settings.of(topo(DGX1)), false);
     assertThat(p.cudaVisibleDevices()).isEqualTo("0,3,2,1,5,6,7,4");
     assertThat(p.ordinals()).containsExactly(0, 3, 2, 1, 5, 6, 7, 4);
     assertThat(p.note()).contains("on GPUs 0,3,2,1,5,6,7,4").contains("DDP4J_GPU_ORDER=0");
@@ -40,32 +40,41 @@ class GpuPlacementTest {
 
   @Test
   void shouldLeaveTheIdentityOrderAndTheUsersChoiceAlone() {
-    GpuPlacement identity = GpuPlacement.choose(4, false, topo(A100_PAIRS), false);
+    GpuPlacement identity =
+        GpuPlacement.choose(4, false, dev.ddp4j.spi.Settings.of(topo(A100_PAIRS)), false);
     assertThat(identity.cudaVisibleDevices()).isNull();
     assertThat(identity.note()).contains("0,1,2,3 (the identity is already the best ring)");
 
     GpuPlacement user =
-        GpuPlacement.choose(8, false, topo(DGX1, "CUDA_VISIBLE_DEVICES", "7,6"), false);
+        GpuPlacement.choose(
+            8, false, dev.ddp4j.spi.Settings.of(topo(DGX1, "CUDA_VISIBLE_DEVICES", "7,6")), false);
     assertThat(user.cudaVisibleDevices()).isNull();
     assertThat(user.note()).contains("CUDA_VISIBLE_DEVICES=7,6 was set by the user");
 
-    assertThat(GpuPlacement.choose(2, false, Map.of(), false))
+    assertThat(GpuPlacement.choose(2, false, dev.ddp4j.spi.Settings.empty(), false))
         .as("no GPU and no topology file: nothing to say")
         .isEqualTo(GpuPlacement.unchanged(null));
   }
 
   @Test
   void shouldBeSwitchedOffByTheFlagOrTheVariable() {
-    GpuPlacement flag = GpuPlacement.choose(8, true, topo(DGX1), false);
+    GpuPlacement flag = GpuPlacement.choose(8, true, dev.ddp4j.spi.Settings.of(topo(DGX1)), false);
     assertThat(flag.cudaVisibleDevices()).isNull();
     assertThat(flag.note()).contains("off (--no-gpu-order)");
-    GpuPlacement var = GpuPlacement.choose(8, false, topo(DGX1, "DDP4J_GPU_ORDER", "0"), false);
+    GpuPlacement var =
+        GpuPlacement.choose(
+            8, false, dev.ddp4j.spi.Settings.of(topo(DGX1, "DDP4J_GPU_ORDER", "0")), false);
     assertThat(var.cudaVisibleDevices()).isNull();
     assertThat(var.note()).contains("off (DDP4J_GPU_ORDER=0)");
     assertThatThrownBy(
-            () -> GpuPlacement.choose(8, false, topo(DGX1, "DDP4J_GPU_ORDER", "yes"), false))
-        .isInstanceOf(UsageException.class)
-        .hasMessageContaining("DDP4J_GPU_ORDER='yes' is not accepted (expected: 1");
+            () ->
+                GpuPlacement.choose(
+                    8,
+                    false,
+                    dev.ddp4j.spi.Settings.of(topo(DGX1, "DDP4J_GPU_ORDER", "yes")),
+                    false))
+        .isInstanceOf(dev.ddp4j.ConfigException.class)
+        .hasMessageContaining("DDP4J_GPU_ORDER=yes (expected: 1");
   }
 
   @Test

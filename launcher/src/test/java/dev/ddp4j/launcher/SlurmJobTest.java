@@ -42,7 +42,7 @@ class SlurmJobTest {
 
   @Test
   void shouldTakeNodesRankAndMasterFromSlurmUnlessFlagsSayOtherwise() throws Exception {
-    SlurmJob job = SlurmJob.from(srun("dgx[3-4]", 2, 1)).orElseThrow();
+    SlurmJob job = SlurmJob.from(dev.ddp4j.spi.Settings.of(srun("dgx[3-4]", 2, 1))).orElseThrow();
     assertThat(job).isEqualTo(new SlurmJob(2, 1, "dgx3"));
 
     LaunchCommand defaults = parse("BarrierWorker");
@@ -60,14 +60,14 @@ class SlurmJobTest {
 
   @Test
   void shouldIgnoreAnEnvironmentWithoutAJobAndRefuseSeveralTasksPerNode() {
-    assertThat(SlurmJob.from(Map.of())).isEmpty();
+    assertThat(SlurmJob.from(dev.ddp4j.spi.Settings.empty())).isEmpty();
     Map<String, String> env = srun("n[1-2]", 2, 0);
     env.put("SLURM_NTASKS", "16");
-    assertThatThrownBy(() -> SlurmJob.from(env))
+    assertThatThrownBy(() -> SlurmJob.from(dev.ddp4j.spi.Settings.of(env)))
         .isInstanceOf(UsageException.class)
         .hasMessageContaining("srun --ntasks-per-node=1");
     Map<String, String> wrongCount = srun("n[1-3]", 2, 0);
-    assertThatThrownBy(() -> SlurmJob.from(wrongCount))
+    assertThatThrownBy(() -> SlurmJob.from(dev.ddp4j.spi.Settings.of(wrongCount)))
         .hasMessageContaining("names 3 hosts but SLURM_NNODES=2");
   }
 

@@ -133,10 +133,16 @@ class WorkerSetupTest {
   @Test
   void workersShouldGetTheVectorModuleUnlessTurnedOffOrUnavailable() {
     List<String> add = List.of("--add-modules", "jdk.incubator.vector");
-    assertThat(WorkerCommand.workerJvmOptions(Map.of(), 17, true)).isEqualTo(add);
-    assertThat(WorkerCommand.workerJvmOptions(Map.of("DDP4J_CPU_VECTOR", "1"), 17, true))
+    assertThat(WorkerCommand.workerJvmOptions(dev.ddp4j.spi.Settings.empty(), 17, true))
         .isEqualTo(add);
-    assertThat(WorkerCommand.workerJvmOptions(Map.of("DDP4J_CPU_VECTOR", "0"), 17, true)).isEmpty();
+    assertThat(
+            WorkerCommand.workerJvmOptions(
+                dev.ddp4j.spi.Settings.of(Map.of("DDP4J_CPU_VECTOR", "1")), 17, true))
+        .isEqualTo(add);
+    assertThat(
+            WorkerCommand.workerJvmOptions(
+                dev.ddp4j.spi.Settings.of(Map.of("DDP4J_CPU_VECTOR", "0")), 17, true))
+        .isEmpty();
     assertThat(WorkerCommand.workerJvmOptions(Map.of(), 17, false)).isEmpty();
     assertThat(WorkerCommand.workerJvmOptions(Map.of(), 21, true)).isEmpty();
   }

@@ -38,7 +38,7 @@ public final class EngineGpuCheck {
       DeviceGroup pg =
           args.length > 1 && args[1].equals("nccl")
               ? NcclProcessGroup.create(w, store, timeout)
-              : CudaProcessGroup.create(w, store, timeout, 64L << 20);
+              : CudaProcessGroup.create(w, store, timeout, dev.ddp4j.spi.Settings.process());
       boolean ok = args[0].equals("reduce") ? reduce(pg) : overlap(pg);
       pg.close();
       System.exit(ok ? 0 : 1);

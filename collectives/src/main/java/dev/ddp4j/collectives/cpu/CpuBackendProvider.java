@@ -4,6 +4,7 @@ import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.Store;
 import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.spi.BackendProvider;
+import dev.ddp4j.spi.Settings;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -32,7 +33,8 @@ public final class CpuBackendProvider implements BackendProvider {
   }
 
   @Override
-  public ProcessGroup create(WorkerEnvironment worker, Store store, Duration timeout) {
-    return CpuProcessGroup.create(worker, store, timeout, System.getenv());
+  public ProcessGroup create(
+      WorkerEnvironment worker, Store store, Duration timeout, Settings settings) {
+    return CpuProcessGroup.create(worker, store, timeout, CpuGroupOptions.from(settings));
   }
 }

@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -89,28 +88,19 @@ final class CpuPlanning {
   }
 
   /**
-   * The planner's options: {@code DDP4J_ALGO} when it names a planner algorithm (other values, such
-   * as the cuda backend's {@code ll}, are reported and ignored: the host-staged path of a cuda
-   * group runs on a cpu group with the same environment), at most {@code channels} rings.
+   * The planner's options: the forced {@code DDP4J_ALGO} when it names an algorithm of the cpu
+   * executor (a GPU-only one, such as {@code ll}, is reported and ignored), at most {@code
+   * channels} rings.
    */
-  static PlannerOptions options(Map<String, String> env, int channels, DebugLog log) {
-    Optional<Algorithm> forced = Optional.empty();
-    String v = env.getOrDefault("DDP4J_ALGO", env.getOrDefault("NCCL_ALGO", "")).trim();
-    if (!v.isEmpty()) {
-      try {
-        forced = Optional.of(Algorithm.parse(v));
-        if (!Algorithm.modelled().contains(forced.get())) {
-          throw new IllegalArgumentException(v);
-        }
-      } catch (IllegalArgumentException e) {
-        forced = Optional.empty();
-        log.log(
-            DebugLog.Level.WARN,
-            "DDP4J_ALGO="
-                + v
-                + " is not an algorithm of the cpu backend (expected: ring, tree, oneshot, twoshot"
-                + " or hierarchical); the planner chooses per size");
-      }
+  static PlannerOptions options(Optional<Algorithm> forced, int channels, DebugLog log) {
+    if (forced.isPresent() && !Algorithm.modelled().contains(forced.get())) {
+      log.log(
+          DebugLog.Level.WARN,
+          "DDP4J_ALGO="
+              + forced.get().id()
+              + " is not an algorithm of the cpu backend (expected: ring, tree, oneshot, twoshot"
+              + " or hierarchical); the planner chooses per size");
+      forced = Optional.empty();
     }
     PlannerOptions d = PlannerOptions.defaults(false);
     return new PlannerOptions(forced, 1, channels, d.cost());

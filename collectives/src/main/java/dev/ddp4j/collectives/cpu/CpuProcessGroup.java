@@ -29,7 +29,6 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -70,7 +69,7 @@ public final class CpuProcessGroup implements ProcessGroup {
       Plan plan,
       boolean directAllowed,
       DebugLog log,
-      Map<String, String> env,
+      CpuGroupOptions options,
       StallInspector stalls) {
     this.rank = worker.rank();
     this.stalls = stalls;
@@ -79,8 +78,7 @@ public final class CpuProcessGroup implements ProcessGroup {
     this.timeout = timeout;
     this.links = links;
     this.log = log;
-    int entries = Integer.parseInt(env.getOrDefault("DDP4J_FLIGHT_RECORDER_ENTRIES", "64").trim());
-    this.recorder = new FlightRecorder(entries);
+    this.recorder = new FlightRecorder(options.flightRecorderEntries());
     this.plan = plan;
     this.sharedMinBytes = config.sharedMinBytes(size);
     ScheduleCache schedules = new ScheduleCache(rank, plan, config.channels(), config.slotBytes());
@@ -96,9 +94,9 @@ public final class CpuProcessGroup implements ProcessGroup {
 
   /** Joins the group: connects transports to every peer (collective over the group). */
   static CpuProcessGroup create(
-      WorkerEnvironment worker, Store store, Duration timeout, Map<String, String> env) {
+      WorkerEnvironment worker, Store store, Duration timeout, CpuGroupOptions options) {
     // Every rank creates its groups in the same order, so the n-th group of each JVM is one group.
-    return create(worker, store, timeout, env, "g" + GROUPS_IN_THIS_JVM.getAndIncrement());
+    return create(worker, store, timeout, options, "g" + GROUPS_IN_THIS_JVM.getAndIncrement());
   }
 
   /**
@@ -109,14 +107,21 @@ public final class CpuProcessGroup implements ProcessGroup {
       WorkerEnvironment worker,
       Store store,
       Duration timeout,
-      Map<String, String> env,
+      CpuGroupOptions options,
       String groupName) {
-    TransportConfig config = TransportConfig.fromEnvironment(env);
+    TransportConfig config = options.transport();
     String prefix = "ddp4j/cpu/" + worker.restartCount() + "/" + groupName + "/";
+    DebugLog log = new DebugLog(options.logLevel(), worker.rank());
     // Started first, so every rank's snapshot is in the store before any rank's first collective.
     StallInspector stalls =
         StallInspector.start(
-            "cpu group " + groupName, store, prefix, worker.rank(), worker.worldSize(), env);
+            "cpu group " + groupName,
+            store,
+            prefix,
+            worker.rank(),
+            worker.worldSize(),
+            options.stallWarnMs(),
+            log);
     HostLinks links;
     try {
       links = HostLinks.connect(store, prefix, worker.rank(), worker.worldSize(), config, timeout);
@@ -124,13 +129,12 @@ public final class CpuProcessGroup implements ProcessGroup {
       stalls.close();
       throw e;
     }
-    DebugLog log = new DebugLog(env, worker.rank());
-    PlannerOptions options = CpuPlanning.options(env, config.channels(), log);
+    PlannerOptions planner = CpuPlanning.options(options.forced(), config.channels(), log);
     Plan plan;
     try {
       plan =
           CpuPlanning.agree(
-              store, prefix, worker.rank(), links.nodes(), options, Path.of("/sys"), timeout, log);
+              store, prefix, worker.rank(), links.nodes(), planner, Path.of("/sys"), timeout, log);
     } catch (RuntimeException e) {
       links.close();
       stalls.close();
@@ -140,10 +144,10 @@ public final class CpuProcessGroup implements ProcessGroup {
     // Direct reads (shared host memory, cross-memory attach) are an all-reduce algorithm of their
     // own: they run only where the plan chooses (or DDP4J_ALGO=ring), not under a forced tree,
     // one-shot, two-shot or hierarchical.
-    boolean directAllowed = options.forced().map(a -> a == Algorithm.RING).orElse(true);
+    boolean directAllowed = planner.forced().map(a -> a == Algorithm.RING).orElse(true);
     CpuProcessGroup group =
         new CpuProcessGroup(
-            worker, store, timeout, links, config, plan, directAllowed, log, env, stalls);
+            worker, store, timeout, links, config, plan, directAllowed, log, options, stalls);
     group.logRoutes(config);
     return group;
   }

@@ -6,6 +6,7 @@ import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.gpu.HostDeviceGroup;
 import dev.ddp4j.collectives.topology.CudaProbe;
 import dev.ddp4j.spi.BackendProvider;
+import dev.ddp4j.spi.Settings;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -34,11 +35,13 @@ public final class CudaBackendProvider implements BackendProvider {
   }
 
   @Override
-  public ProcessGroup create(WorkerEnvironment worker, Store store, Duration timeout) {
+  public ProcessGroup create(
+      WorkerEnvironment worker, Store store, Duration timeout, Settings settings) {
     return HostDeviceGroup.over(
-        CudaProcessGroup.create(worker, store, timeout, CudaSettings.scratchBudgetBytes()),
+        CudaProcessGroup.create(worker, store, timeout, settings),
         worker,
         store,
-        timeout);
+        timeout,
+        settings);
   }
 }

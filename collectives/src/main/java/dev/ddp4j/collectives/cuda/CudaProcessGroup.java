@@ -19,6 +19,7 @@ import dev.ddp4j.collectives.plan.PlanAgreement;
 import dev.ddp4j.collectives.plan.PlannerOptions;
 import dev.ddp4j.collectives.stall.StallInspector;
 import dev.ddp4j.spi.CollectiveChecks;
+import dev.ddp4j.spi.Settings;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -94,16 +95,17 @@ public final class CudaProcessGroup implements DeviceGroup {
       Store store,
       Duration timeout,
       AllReduceChooser chooser,
-      long scratchBudgetBytes) {
+      long scratchBudgetBytes,
+      Settings settings) {
     this.rank = worker.rank();
     this.size = worker.worldSize();
     this.store = store;
     this.timeout = timeout;
-    PeerAccessSettings access = PeerAccessSettings.fromEnvironment(System.getenv());
+    PeerAccessSettings access = PeerAccessSettings.fromEnvironment(settings);
     Cu.check(JCudaDriver.cuInit(0), "cuInit");
     int[] count = new int[1];
     Cu.check(JCudaDriver.cuDeviceGetCount(count), "cuDeviceGetCount");
-    boolean shareGpus = CudaSettings.shareGpus();
+    boolean shareGpus = CudaSettings.shareGpus(settings);
     if (worker.localRank() >= count[0] && !shareGpus) {
       throw new DdpException(
           "rank "
@@ -132,7 +134,13 @@ public final class CudaProcessGroup implements DeviceGroup {
     this.prefix = "ddp4j/cuda/" + worker.restartCount() + "/" + groupNumber;
     this.stalls =
         StallInspector.start(
-            "cuda group " + groupNumber, store, prefix + "/", rank, size, System.getenv());
+            "cuda group " + groupNumber,
+            store,
+            prefix + "/",
+            rank,
+            size,
+            StallInspector.warnMs(settings),
+            new DebugLog(settings, rank));
     Cu.check(
         JCudaDriver.cuStreamCreate(internalStream, CUstream_flags.CU_STREAM_NON_BLOCKING),
         "cuStreamCreate");
@@ -148,9 +156,9 @@ public final class CudaProcessGroup implements DeviceGroup {
             prefix,
             timeout,
             access,
-            access.describe() + " " + CudaSettings.describeStaging());
+            access.describe() + " " + CudaSettings.describeStaging(settings));
     PeerRouting routing = directory.routing();
-    Map<String, String> env = System.getenv();
+    Settings env = settings;
     int residentCap =
         kernels == null
             ? PlannerOptions.DEFAULT_MAX_CHANNELS_GPU
@@ -224,7 +232,7 @@ public final class CudaProcessGroup implements DeviceGroup {
     if (inter != null) {
       RouteLog.logBetweenHosts(agreed.topology(), plan, rank, inter.why());
     }
-    DebugLog log = new DebugLog(System.getenv(), rank);
+    DebugLog log = new DebugLog(settings, rank);
     if (log.enabled(DebugLog.Level.INFO)) {
       log.log(
           DebugLog.Level.INFO,
@@ -238,11 +246,13 @@ public final class CudaProcessGroup implements DeviceGroup {
    * Joins a cuda group: every rank calls this with the same world size and store. Collective:
    * returns once every rank published its scratch, or fails after {@code timeout}.
    *
-   * @param scratchBudgetBytes the most device memory the scratch may take
+   * @param settings the process's ddp4j variables ({@code DDP4J_CUDA_SCRATCH_MIB}: the most device
+   *     memory the scratch may take, and the rest)
    */
   public static CudaProcessGroup create(
-      WorkerEnvironment worker, Store store, Duration timeout, long scratchBudgetBytes) {
-    return new CudaProcessGroup(worker, store, timeout, null, scratchBudgetBytes);
+      WorkerEnvironment worker, Store store, Duration timeout, Settings settings) {
+    return new CudaProcessGroup(
+        worker, store, timeout, null, CudaSettings.scratchBudgetBytes(settings), settings);
   }
 
   /**
@@ -255,7 +265,8 @@ public final class CudaProcessGroup implements DeviceGroup {
       Duration timeout,
       AllReduceChooser chooser,
       long scratchBudgetBytes) {
-    return new CudaProcessGroup(worker, store, timeout, chooser, scratchBudgetBytes);
+    return new CudaProcessGroup(
+        worker, store, timeout, chooser, scratchBudgetBytes, Settings.process());
   }
 
   /** Device memory this group allocated on its GPU (scratch and the barrier word). */

@@ -11,6 +11,7 @@ import dev.ddp4j.collectives.plan.PlannerOptions;
 import dev.ddp4j.collectives.topology.NvidiaSmiTopoParser;
 import dev.ddp4j.collectives.topology.Topology;
 import dev.ddp4j.collectives.topology.TopologyDiscovery;
+import dev.ddp4j.spi.Settings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,13 +42,8 @@ public final class GpuPlanning {
    *
    * @throws ConfigException naming the value and what the cuda backend runs
    */
-  public static PlannerOptions options(Map<String, String> env, int residentCap) {
-    PlannerOptions o;
-    try {
-      o = PlannerOptions.fromEnv(env, true);
-    } catch (IllegalArgumentException e) {
-      throw new ConfigException(e.getMessage());
-    }
+  public static PlannerOptions options(Settings env, int residentCap) {
+    PlannerOptions o = PlannerOptions.fromEnvironment(env, true);
     if (o.forced().isPresent() && !Algorithm.onCuda().contains(o.forced().get())) {
       throw new ConfigException(
           "DDP4J_ALGO="
@@ -64,7 +60,7 @@ public final class GpuPlanning {
    * peer access {@code t} says and the GPUs keep every channel resident: what {@code launcher.jar
    * topo} prints.
    */
-  public static Plan plan(Topology t, int[] devices, Map<String, String> env) {
+  public static Plan plan(Topology t, int[] devices, Settings env) {
     return plan(t, devices, env, assumedInterHost(env));
   }
 
@@ -72,7 +68,7 @@ public final class GpuPlanning {
    * As above, with the hierarchical column between hosts over {@code via} (ranks on several hosts;
    * ignored on one): {@code topo} prints the plan for NCCL and for the sockets.
    */
-  public static Plan plan(Topology t, int[] devices, Map<String, String> env, InterHost via) {
+  public static Plan plan(Topology t, int[] devices, Settings env, InterHost via) {
     boolean oneHost = hostCount(t, devices) == 1;
     PlannerOptions o = options(env, PlannerOptions.DEFAULT_MAX_CHANNELS_GPU);
     PlanAgreement.Request r = request(oneHost ? o : o.withInterHost(via), oneHost);
@@ -86,7 +82,7 @@ public final class GpuPlanning {
    *
    * @throws ConfigException for a value other than auto, nccl or socket
    */
-  public static InterHost assumedInterHost(Map<String, String> env) {
+  public static InterHost assumedInterHost(Settings env) {
     return InterHostChoice.assumed(InterHostChoice.setting(env));
   }
 
@@ -220,10 +216,9 @@ public final class GpuPlanning {
    * share GPUs ({@code DDP4J_CUDA_SHARE_GPUS}) and no file says otherwise, {@code logicalGpus} GPUs
    * joined by NV18 (they move data through one GPU's memory, faster than any link).
    */
-  static Topology hostTopology(Map<String, String> env, int logicalGpus, boolean sharing) {
+  static Topology hostTopology(Settings env, int logicalGpus, boolean sharing) {
     Topology t = TopologyDiscovery.discover(env, java.nio.file.Path.of("/sys"), 1).topology();
-    boolean fromFile =
-        !env.getOrDefault("DDP4J_TOPO_FILE", env.getOrDefault("NCCL_TOPO_FILE", "")).isBlank();
+    boolean fromFile = env.isSet("DDP4J_TOPO_FILE");
     if (fromFile || (t.hasGpus() && (!sharing || t.deviceCount() >= logicalGpus))) {
       return t;
     }
@@ -259,7 +254,7 @@ public final class GpuPlanning {
         byBus.add(i);
       }
     }
-    if (byBus.size() == 1 && !CudaSettings.shareGpus()) {
+    if (byBus.size() == 1 && !CudaSettings.shareGpus(Settings.process())) {
       return byBus.get(0);
     }
     if (logicalGpu < host.deviceCount()) {

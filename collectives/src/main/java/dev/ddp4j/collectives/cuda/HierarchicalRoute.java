@@ -14,6 +14,7 @@ import dev.ddp4j.collectives.plan.Planner;
 import dev.ddp4j.collectives.plan.PlannerOptions;
 import dev.ddp4j.collectives.plan.Sizes;
 import dev.ddp4j.collectives.topology.Topology;
+import dev.ddp4j.spi.Settings;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -197,7 +198,7 @@ final class HierarchicalRoute implements CudaRoute {
                 + java.util.Arrays.toString(columnRanks)
                 + ") could not create its NCCL communicator: "
                 + firstLine(e.getMessage());
-        if (InterHostChoice.setting(System.getenv()) == InterHostChoice.Setting.NCCL) {
+        if (InterHostChoice.setting(Settings.process()) == InterHostChoice.Setting.NCCL) {
           throw new DdpException(
               InterHostChoice.VAR
                   + "=nccl: "
@@ -206,7 +207,7 @@ final class HierarchicalRoute implements CudaRoute {
                   + InterHostChoice.VAR
                   + "=socket)");
         }
-        new DebugLog(System.getenv(), g.rank())
+        new DebugLog(Settings.process(), g.rank())
             .log(DebugLog.Level.WARN, what + "; the column runs over NET/socket instead");
       }
     }

@@ -4,6 +4,7 @@ import dev.ddp4j.Store;
 import dev.ddp4j.collectives.gpu.Cu;
 import dev.ddp4j.collectives.transport.ShmSegment;
 import dev.ddp4j.collectives.transport.TransportConfig;
+import dev.ddp4j.spi.Settings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import jcuda.Pointer;
@@ -55,7 +56,7 @@ final class HostHop implements AutoCloseable {
    * unlinks the file once the sender mapped it.
    */
   static HostHop receive(int rank, long bytes, Store store, String prefix) {
-    TransportConfig dirs = TransportConfig.fromEnvironment(System.getenv());
+    TransportConfig dirs = TransportConfig.fromEnvironment(Settings.process());
     ShmSegment s =
         ShmSegment.create(dirs.shmDir(), dirs.fallbackDir(), ShmSegment.newName(rank), bytes);
     HostHop h = registered(s, bytes);

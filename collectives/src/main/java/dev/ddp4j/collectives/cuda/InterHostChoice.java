@@ -3,12 +3,12 @@ package dev.ddp4j.collectives.cuda;
 import dev.ddp4j.ConfigException;
 import dev.ddp4j.Store;
 import dev.ddp4j.collectives.plan.InterHost;
+import dev.ddp4j.spi.Settings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -39,20 +39,12 @@ final class InterHostChoice {
   /**
    * @throws ConfigException naming the value and the ones accepted
    */
-  static Setting setting(Map<String, String> env) {
-    String v = env.get(VAR);
-    if (v == null || v.isBlank()) {
-      return Setting.AUTO;
-    }
-    try {
-      return Setting.valueOf(v.trim().toUpperCase(Locale.ROOT));
-    } catch (IllegalArgumentException e) {
-      throw new ConfigException(
-          VAR
-              + "="
-              + v
-              + " (expected: auto, nccl or socket; auto = nccl where every rank loads it)");
-    }
+  static Setting setting(Settings env) {
+    return env.parsed(
+            VAR,
+            v -> Setting.valueOf(v.toUpperCase(Locale.ROOT)),
+            "auto, nccl or socket; auto = nccl where every rank loads it")
+        .orElse(Setting.AUTO);
   }
 
   /** What {@code topo} and a plan made without the ranks assume: NCCL unless sockets are forced. */

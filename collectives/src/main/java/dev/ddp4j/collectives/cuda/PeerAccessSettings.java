@@ -1,7 +1,7 @@
 package dev.ddp4j.collectives.cuda;
 
 import dev.ddp4j.ConfigException;
-import java.util.Map;
+import dev.ddp4j.spi.Settings;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -24,27 +24,20 @@ public record PeerAccessSettings(boolean allDisabled, Set<String> pairs, String 
   public static final PeerAccessSettings NONE = new PeerAccessSettings(false, Set.of(), null);
 
   /** Reads both variables from {@code env}; a malformed value throws naming it and the form. */
-  public static PeerAccessSettings fromEnvironment(Map<String, String> env) {
-    String source = P2P_DISABLE;
-    String all = env.get(P2P_DISABLE);
-    if (all == null || all.isBlank()) {
-      all = env.get("NCCL_P2P_DISABLE");
-      source = "NCCL_P2P_DISABLE";
-    }
-    boolean allOff = false;
-    if (all != null && !all.isBlank()) {
-      switch (all.trim()) {
-        case "1" -> allOff = true;
-        case "0" -> allOff = false;
-        default ->
-            throw new ConfigException(
-                source
-                    + "="
-                    + all
-                    + " (expected: 1 to stage every GPU pair through host memory, or 0)");
-      }
-    }
-    return new PeerAccessSettings(allOff, parsePairs(env.get(P2P_DISABLE_PAIRS)), source);
+  public static PeerAccessSettings fromEnvironment(Settings env) {
+    boolean allOff =
+        env.parsed(
+                P2P_DISABLE,
+                v ->
+                    switch (v) {
+                      case "1" -> true;
+                      case "0" -> false;
+                      default -> throw new IllegalArgumentException(v);
+                    },
+                "1 to stage every GPU pair through host memory, or 0")
+            .orElse(false);
+    return new PeerAccessSettings(
+        allOff, parsePairs(env.text(P2P_DISABLE_PAIRS, null)), env.source(P2P_DISABLE));
   }
 
   /** {@code "0-1, 2-3"} as {@code {"0-1", "2-3"}}; null or blank is empty. */

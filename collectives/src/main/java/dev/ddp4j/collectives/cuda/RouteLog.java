@@ -6,6 +6,7 @@ import dev.ddp4j.collectives.plan.PlanDigest;
 import dev.ddp4j.collectives.plan.PlanSummary;
 import dev.ddp4j.collectives.plan.RouteLines;
 import dev.ddp4j.collectives.topology.Topology;
+import dev.ddp4j.spi.Settings;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -62,7 +63,7 @@ final class RouteLog {
   }
 
   static void logBetweenHosts(Topology t, Plan plan, int rank, String why) {
-    DebugLog log = new DebugLog(System.getenv(), rank);
+    DebugLog log = new DebugLog(Settings.process(), rank);
     if (log.enabled(DebugLog.Level.INFO)) {
       betweenHostsLines(t, plan, why).forEach(l -> log.log(DebugLog.Level.INFO, l));
     }
@@ -70,7 +71,7 @@ final class RouteLog {
 
   static void log(
       Topology t, Plan plan, int rank, String route, int residentCap, PeerRouting routing) {
-    DebugLog log = new DebugLog(System.getenv(), rank);
+    DebugLog log = new DebugLog(Settings.process(), rank);
     if (log.enabled(DebugLog.Level.INFO)) {
       infoLines(t, plan, rank, route, residentCap).forEach(l -> log.log(DebugLog.Level.INFO, l));
     }

@@ -101,9 +101,9 @@ final class StagedPath {
 
   /**
    * Joins the host group of a staged cuda group (collective: every rank calls it with the same
-   * {@code groupName}) and allocates the pinned slots. The cpu group gets this process's
-   * environment without the cuda backend's meaning of {@code DDP4J_ALGO} and without {@code
-   * DDP4J_DEBUG} (the cuda group logs the routes itself).
+   * {@code groupName}) and allocates the pinned slots. The lanes' cpu groups get this process's
+   * options {@link dev.ddp4j.collectives.cpu.CpuGroupOptions#quiet quietened}: the cuda group logs
+   * the routes and watches its collectives itself.
    */
   static StagedPath open(
       dev.ddp4j.WorkerEnvironment worker,
@@ -113,15 +113,17 @@ final class StagedPath {
       CUcontext context,
       EventPool events,
       dev.ddp4j.collectives.stall.StallInspector stalls) {
-    java.util.Map<String, String> env = hostEnvironment(System.getenv());
-    long chunkBytes = CudaSettings.stagedChunkBytes();
-    int laneCount = CudaSettings.stagedLanes();
+    dev.ddp4j.spi.Settings settings = dev.ddp4j.spi.Settings.process();
+    dev.ddp4j.collectives.cpu.CpuGroupOptions lanes =
+        dev.ddp4j.collectives.cpu.CpuGroupOptions.from(settings).quiet();
+    long chunkBytes = CudaSettings.stagedChunkBytes(settings);
+    int laneCount = CudaSettings.stagedLanes(settings);
     List<ProcessGroup> hosts = new ArrayList<>();
     try {
       for (int i = 0; i < laneCount; i++) {
         hosts.add(
             dev.ddp4j.collectives.cpu.CpuProcessGroup.create(
-                worker, store, timeout, env, groupName + i));
+                worker, store, timeout, lanes, groupName + i));
       }
       StagedPath path =
           new StagedPath(
@@ -138,17 +140,6 @@ final class StagedPath {
       hosts.forEach(ProcessGroup::close);
       throw e;
     }
-  }
-
-  /** The environment the host group reads: the cuda backend's own meanings taken out. */
-  static java.util.Map<String, String> hostEnvironment(java.util.Map<String, String> env) {
-    java.util.Map<String, String> out =
-        dev.ddp4j.collectives.gpu.HostDeviceGroup.withoutDeviceMeanings(env);
-    out.remove("DDP4J_DEBUG");
-    out.remove("NCCL_DEBUG");
-    // The cuda group's inspector watches its collectives; the host groups' chunks would repeat it.
-    out.put(dev.ddp4j.collectives.stall.StallInspector.WARN_VAR, "off");
-    return out;
   }
 
   long pinnedBytes() {

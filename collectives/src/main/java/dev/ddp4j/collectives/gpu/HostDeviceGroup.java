@@ -9,11 +9,10 @@ import dev.ddp4j.Store;
 import dev.ddp4j.TensorBuffer;
 import dev.ddp4j.Work;
 import dev.ddp4j.WorkerEnvironment;
+import dev.ddp4j.collectives.cpu.CpuGroupOptions;
 import dev.ddp4j.collectives.cpu.CpuProcessGroup;
+import dev.ddp4j.spi.Settings;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import jcuda.driver.CUcontext;
@@ -59,28 +58,20 @@ public final class HostDeviceGroup implements DeviceGroup {
   }
 
   /**
-   * {@code device} with a {@code cpu} host half over {@code store}, made when first needed from
-   * this process's environment (without the device backend's meaning of {@code DDP4J_ALGO}).
+   * {@code device} with a {@code cpu} host half over {@code store}, made when first needed with the
+   * options {@code settings} give, less the device backend's meaning of {@code DDP4J_ALGO}.
    */
   public static HostDeviceGroup over(
-      DeviceGroup device, WorkerEnvironment worker, Store store, Duration timeout) {
+      DeviceGroup device,
+      WorkerEnvironment worker,
+      Store store,
+      Duration timeout,
+      Settings settings) {
     // Groups are made in the same order on every rank, so the n-th name is one group's everywhere.
     String name = "host-of-" + device.backend() + HOST_HALVES_IN_THIS_JVM.getAndIncrement();
-    Map<String, String> env = withoutDeviceMeanings(System.getenv());
+    CpuGroupOptions options = CpuGroupOptions.from(settings).withoutForcedAlgorithm();
     return new HostDeviceGroup(
-        device, () -> CpuProcessGroup.create(worker, store, timeout, env, name));
-  }
-
-  /**
-   * {@code env} for a cpu group that serves a device group: {@code DDP4J_ALGO} (or {@code
-   * NCCL_ALGO}) names a GPU algorithm there ({@code ll}, {@code twoshot}), not a cpu one.
-   */
-  public static Map<String, String> withoutDeviceMeanings(Map<String, String> env) {
-    Map<String, String> out = new HashMap<>(env);
-    for (String k : List.of("DDP4J_ALGO", "NCCL_ALGO")) {
-      out.remove(k);
-    }
-    return out;
+        device, () -> CpuProcessGroup.create(worker, store, timeout, options, name));
   }
 
   /** The device half (for benches and tests that need the cuda or nccl group itself). */

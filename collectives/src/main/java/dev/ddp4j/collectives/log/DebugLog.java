@@ -1,7 +1,7 @@
 package dev.ddp4j.collectives.log;
 
+import dev.ddp4j.spi.Settings;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -26,40 +26,48 @@ public final class DebugLog {
     DETAIL
   }
 
+  public static final String VAR = "DDP4J_DEBUG";
+
   private static final AtomicBoolean UNKNOWN_LEVEL_REPORTED = new AtomicBoolean();
+
+  /** The host name lines start with where they go to stderr. */
+  private static final String HOST = Settings.process().text("HOSTNAME", "localhost");
 
   private final Level level;
   private final String prefix;
   private final int rank;
 
-  public DebugLog(Map<String, String> env, int rank) {
-    String name = "DDP4J_DEBUG";
-    String v = env.get(name);
-    if (v == null || v.isBlank()) {
-      name = "NCCL_DEBUG";
-      v = env.getOrDefault(name, "WARN");
-    }
-    Level parsed;
-    boolean unknown = false;
-    try {
-      parsed = v.isBlank() ? Level.WARN : Level.valueOf(v.trim().toUpperCase(Locale.ROOT));
-    } catch (IllegalArgumentException e) {
-      parsed = Level.WARN;
-      unknown = true;
-    }
-    this.level = parsed;
-    String host = System.getenv().getOrDefault("HOSTNAME", "localhost");
-    this.prefix = host + ":" + ProcessHandle.current().pid() + ":";
+  /** The level {@code DDP4J_DEBUG} (or {@code NCCL_DEBUG}) names in {@code settings}. */
+  public DebugLog(Settings settings, int rank) {
+    this(level(settings), rank);
+  }
+
+  public DebugLog(Level level, int rank) {
+    this.level = level;
+    this.prefix = HOST + ":" + ProcessHandle.current().pid() + ":";
     this.rank = rank;
-    // Every group and model makes its own DebugLog from the same environment: say it once per JVM.
-    if (unknown && !UNKNOWN_LEVEL_REPORTED.getAndSet(true)) {
-      log(
-          Level.WARN,
-          name
-              + "="
-              + v
-              + " is not a level (expected: WARN, INFO or TRACE; also VERSION, DETAIL); logging at"
-              + " WARN");
+  }
+
+  /**
+   * {@code DDP4J_DEBUG} (fallback {@code NCCL_DEBUG}) as a level; an unknown value is WARN, and
+   * said once per JVM (every group and model reads the same settings).
+   */
+  public static Level level(Settings settings) {
+    String v = settings.text(VAR, "WARN");
+    try {
+      return Level.valueOf(v.toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      if (!UNKNOWN_LEVEL_REPORTED.getAndSet(true)) {
+        new DebugLog(Level.WARN, -1)
+            .log(
+                Level.WARN,
+                settings.source(VAR)
+                    + "="
+                    + v
+                    + " is not a level (expected: WARN, INFO or TRACE; also VERSION, DETAIL);"
+                    + " logging at WARN");
+      }
+      return Level.WARN;
     }
   }
 

@@ -6,6 +6,7 @@ import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.gpu.HostDeviceGroup;
 import dev.ddp4j.collectives.topology.CudaProbe;
 import dev.ddp4j.spi.BackendProvider;
+import dev.ddp4j.spi.Settings;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -37,8 +38,9 @@ public final class NcclBackendProvider implements BackendProvider {
   }
 
   @Override
-  public ProcessGroup create(WorkerEnvironment worker, Store store, Duration timeout) {
+  public ProcessGroup create(
+      WorkerEnvironment worker, Store store, Duration timeout, Settings settings) {
     return HostDeviceGroup.over(
-        NcclProcessGroup.create(worker, store, timeout), worker, store, timeout);
+        NcclProcessGroup.create(worker, store, timeout), worker, store, timeout, settings);
   }
 }

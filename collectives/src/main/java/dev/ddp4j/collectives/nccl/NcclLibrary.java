@@ -5,12 +5,12 @@ import com.sun.jna.NativeLibrary;
 import com.sun.jna.Pointer;
 import com.sun.jna.ptr.IntByReference;
 import dev.ddp4j.ConfigException;
+import dev.ddp4j.spi.Settings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -43,7 +43,7 @@ public final class NcclLibrary {
     synchronized (LOCK) {
       if (loaded == null && failure == null) {
         try {
-          loaded = find(System.getenv());
+          loaded = find(Settings.process());
         } catch (ConfigException e) {
           failure = e;
         }
@@ -65,7 +65,7 @@ public final class NcclLibrary {
     }
   }
 
-  private static NcclLibrary find(Map<String, String> env) {
+  private static NcclLibrary find(Settings env) {
     NcclLocator.Search search = NcclLocator.search(env);
     List<String> problems = new ArrayList<>();
     for (NcclLocator.Candidate c : search.candidates()) {
@@ -121,18 +121,16 @@ public final class NcclLibrary {
     if (c.origin().equals(NcclLocator.LIBRARY_VAR)) {
       return NcclLocator.LIBRARY_VAR + "=" + c.library() + " did not load: " + firstLine(e);
     }
-    String ld = System.getenv("LD_LIBRARY_PATH");
+    String ld = Settings.process().text("LD_LIBRARY_PATH", "<unset>");
     return NcclLocator.SONAME
         + " is not on the dynamic loader's path (LD_LIBRARY_PATH="
-        + (ld == null || ld.isBlank() ? "<unset>" : ld)
+        + ld
         + ", /etc/ld.so.cache)";
   }
 
-  static String unavailableMessage(
-      Map<String, String> env, NcclLocator.Search search, List<String> problems) {
+  static String unavailableMessage(Settings env, NcclLocator.Search search, List<String> problems) {
     StringBuilder sb = new StringBuilder("no usable NCCL library: ");
-    boolean explicit =
-        env.get(NcclLocator.LIBRARY_VAR) != null && !env.get(NcclLocator.LIBRARY_VAR).isBlank();
+    boolean explicit = env.isSet(NcclLocator.LIBRARY_VAR);
     if (!explicit) {
       sb.append(NcclLocator.LIBRARY_VAR).append(" is unset; ");
     }

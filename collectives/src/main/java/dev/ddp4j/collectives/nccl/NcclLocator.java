@@ -1,12 +1,12 @@
 package dev.ddp4j.collectives.nccl;
 
+import dev.ddp4j.spi.Settings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 
@@ -34,10 +34,9 @@ final class NcclLocator {
 
   private NcclLocator() {}
 
-  static Search search(Map<String, String> env) {
-    String explicit = env.get(LIBRARY_VAR);
-    if (explicit != null && !explicit.isBlank()) {
-      return new Search(List.of(new Candidate(explicit.trim(), LIBRARY_VAR)), List.of());
+  static Search search(Settings env) {
+    if (env.isSet(LIBRARY_VAR)) {
+      return new Search(List.of(new Candidate(env.text(LIBRARY_VAR, ""), LIBRARY_VAR)), List.of());
     }
     List<Candidate> out = new ArrayList<>();
     out.add(new Candidate(SONAME, "the dynamic loader's path"));
@@ -57,9 +56,9 @@ final class NcclLocator {
    * python3} on {@code PATH}, {@code ~/.local}, {@code /usr/local}, {@code /usr} and {@code
    * /opt/conda}.
    */
-  static List<Path> pythonPackageFolders(Map<String, String> env) {
+  static List<Path> pythonPackageFolders(Settings env) {
     Set<Path> folders = new LinkedHashSet<>();
-    for (String entry : split(env.get("PYTHONPATH"))) {
+    for (String entry : split(env.text("PYTHONPATH", null))) {
       Path p = Path.of(entry);
       if (Files.isDirectory(p)) {
         folders.add(p.toAbsolutePath().normalize());
@@ -67,17 +66,14 @@ final class NcclLocator {
     }
     List<Path> prefixes = new ArrayList<>();
     for (String var : List.of("VIRTUAL_ENV", "CONDA_PREFIX")) {
-      String v = env.get(var);
-      if (v != null && !v.isBlank()) {
-        prefixes.add(Path.of(v.trim()));
-      }
+      env.text(var).ifPresent(v -> prefixes.add(Path.of(v)));
     }
-    String home = env.getOrDefault("HOME", System.getProperty("user.home", ""));
-    String pyenv = env.getOrDefault("PYENV_ROOT", home.isEmpty() ? "" : home + "/.pyenv");
+    String home = env.text("HOME", System.getProperty("user.home", ""));
+    String pyenv = env.text("PYENV_ROOT", home.isEmpty() ? "" : home + "/.pyenv");
     if (!pyenv.isEmpty()) {
       prefixes.addAll(children(Path.of(pyenv, "versions")));
     }
-    for (String dir : split(env.get("PATH"))) {
+    for (String dir : split(env.text("PATH", null))) {
       Path bin = Path.of(dir);
       if (Files.isExecutable(bin.resolve("python3")) && bin.getParent() != null) {
         prefixes.add(bin.getParent());

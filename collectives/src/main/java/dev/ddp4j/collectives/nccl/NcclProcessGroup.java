@@ -17,6 +17,7 @@ import dev.ddp4j.collectives.gpu.DeviceGroup;
 import dev.ddp4j.collectives.gpu.EventPool;
 import dev.ddp4j.collectives.log.DebugLog;
 import dev.ddp4j.spi.CollectiveChecks;
+import dev.ddp4j.spi.Settings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -89,7 +90,7 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
     this.size = size;
     this.store = store;
     this.timeout = timeout;
-    this.log = new DebugLog(System.getenv(), rank);
+    this.log = new DebugLog(Settings.process(), rank);
     this.deviceIndex = deviceIndex;
     this.device = new CUdevice();
     Cu.check(JCudaDriver.cuDeviceGet(device, deviceIndex), "cuDeviceGet " + deviceIndex);

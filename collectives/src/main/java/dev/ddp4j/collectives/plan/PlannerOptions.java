@@ -1,6 +1,6 @@
 package dev.ddp4j.collectives.plan;
 
-import java.util.Map;
+import dev.ddp4j.spi.Settings;
 import java.util.Optional;
 
 /**
@@ -62,47 +62,23 @@ public record PlannerOptions(
         gpus ? CostParams.GPU : CostParams.CPU);
   }
 
-  /** Reads the variables from {@code env} (pass {@code System.getenv()}). */
-  public static PlannerOptions fromEnv(Map<String, String> env, boolean gpus) {
+  /** What {@code DDP4J_ALGO} accepts, for its error line. */
+  public static final String ALGORITHM_NAMES =
+      "ring, tree, oneshot, twoshot, hierarchical, ll or copyengine";
+
+  /**
+   * Reads the variables from {@code env}: the one reader of {@code DDP4J_ALGO} (each backend then
+   * says what it does with an algorithm it cannot run).
+   */
+  public static PlannerOptions fromEnvironment(Settings env, boolean gpus) {
     PlannerOptions d = defaults(gpus);
-    Optional<Algorithm> forced = get(env, "DDP4J_ALGO", "NCCL_ALGO").map(Algorithm::parse);
-    int min =
-        get(env, "DDP4J_MIN_NCHANNELS", "NCCL_MIN_NCHANNELS")
-            .map(v -> positive(v, "DDP4J_MIN_NCHANNELS"))
-            .orElse(d.minChannels);
-    int max =
-        get(env, "DDP4J_MAX_NCHANNELS", "NCCL_MAX_NCHANNELS")
-            .map(v -> positive(v, "DDP4J_MAX_NCHANNELS"))
-            .orElse(d.maxChannels);
-    Optional<Integer> exact =
-        get(env, "DDP4J_NCHANNELS", "NCCL_NCHANNELS").map(v -> positive(v, "DDP4J_NCHANNELS"));
-    if (exact.isPresent()) {
-      min = exact.get();
-      max = exact.get();
-    }
-    if (min > max) {
+    Optional<Algorithm> forced = env.parsed("DDP4J_ALGO", Algorithm::parse, ALGORITHM_NAMES);
+    int min = env.whole("DDP4J_MIN_NCHANNELS", d.minChannels, 1, 64);
+    int max = env.whole("DDP4J_MAX_NCHANNELS", d.maxChannels, 1, 64);
+    if (env.isSet("DDP4J_NCHANNELS")) {
+      min = env.whole("DDP4J_NCHANNELS", 1, 1, 64);
       max = min;
     }
-    return new PlannerOptions(forced, min, max, d.cost);
-  }
-
-  private static Optional<String> get(Map<String, String> env, String name, String ncclName) {
-    String v = env.get(name);
-    if (v == null || v.isBlank()) {
-      v = env.get(ncclName);
-    }
-    return v == null || v.isBlank() ? Optional.empty() : Optional.of(v.trim());
-  }
-
-  private static int positive(String v, String name) {
-    try {
-      int n = Integer.parseInt(v);
-      if (n >= 1) {
-        return n;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new IllegalArgumentException(name + "=" + v + " (expected: a whole number >= 1)");
+    return new PlannerOptions(forced, min, Math.max(min, max), d.cost);
   }
 }

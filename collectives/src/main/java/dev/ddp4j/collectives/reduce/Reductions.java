@@ -4,6 +4,7 @@ import static dev.ddp4j.collectives.reduce.UnsafeMemory.UNSAFE;
 
 import dev.ddp4j.DataType;
 import dev.ddp4j.ReduceOp;
+import dev.ddp4j.spi.Settings;
 
 /**
  * Element-wise reduction kernels, {@code dst[i] = dst[i] op src[i]}, for every {@link DataType} and
@@ -28,7 +29,7 @@ public final class Reductions {
   public static final boolean VECTORISED =
       ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()
           && Runtime.version().feature() < 20
-          && !"0".equals(System.getenv("DDP4J_CPU_VECTOR"));
+          && !Settings.process().text("DDP4J_CPU_VECTOR", "1").equals("0");
 
   private static final int MAX_VECTOR_CALL_BYTES = 1 << 30;
   private static final java.util.concurrent.atomic.AtomicBoolean WARMING =

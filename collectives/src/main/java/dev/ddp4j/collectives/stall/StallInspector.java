@@ -1,15 +1,14 @@
 package dev.ddp4j.collectives.stall;
 
-import dev.ddp4j.ConfigException;
 import dev.ddp4j.Store;
 import dev.ddp4j.Work;
 import dev.ddp4j.collectives.log.DebugLog;
+import dev.ddp4j.spi.Settings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -79,16 +78,15 @@ public final class StallInspector implements AutoCloseable {
 
   /**
    * Starts the inspector of rank {@code rank}'s view of a group, publishing its first snapshot
-   * before returning; an inspector that does nothing when {@code DDP4J_STALL_WARN_SECONDS} is
-   * {@code off}.
+   * before returning; an inspector that does nothing when {@code warnMs} is 0.
    *
    * @param group how lines name the group, e.g. {@code cpu group g0}
    * @param prefix the group's store prefix, ending with {@code /}, unique per attempt
+   * @param warnMs how long a collective may wait before it is reported ({@link #warnMs})
    */
   public static StallInspector start(
-      String group, Store store, String prefix, int rank, int size, Map<String, String> env) {
-    StallInspector s =
-        new StallInspector(group, store, prefix, rank, size, warnMs(env), new DebugLog(env, rank));
+      String group, Store store, String prefix, int rank, int size, long warnMs, DebugLog log) {
+    StallInspector s = new StallInspector(group, store, prefix, rank, size, warnMs, log);
     if (s.thread != null) {
       LIVE.add(s);
       s.publish(System.currentTimeMillis(), null);
@@ -99,29 +97,22 @@ public final class StallInspector implements AutoCloseable {
   }
 
   /** {@code DDP4J_STALL_WARN_SECONDS} in ms: default 30 s, 0 when {@code off} or 0. */
-  static long warnMs(Map<String, String> env) {
-    String v = env.get(WARN_VAR);
-    if (v == null || v.isBlank()) {
-      return DEFAULT_WARN_MS;
-    }
-    if (v.trim().equalsIgnoreCase("off")) {
+  public static long warnMs(Settings settings) {
+    if (settings.text(WARN_VAR, "").equalsIgnoreCase("off")) {
       return 0;
     }
-    try {
-      double s = Double.parseDouble(v.trim());
-      if (s >= 0 && s < 1e9) {
-        return Math.round(s * 1000);
-      }
-    } catch (NumberFormatException e) {
-      // said below
+    double s =
+        settings
+            .parsed(WARN_VAR, Double::parseDouble, STALL_EXPECTED)
+            .orElse(DEFAULT_WARN_MS / 1000.0);
+    if (!(s >= 0 && s < 1e9)) {
+      throw settings.invalid(WARN_VAR, STALL_EXPECTED);
     }
-    throw new ConfigException(
-        WARN_VAR
-            + "="
-            + v
-            + " is not a number of seconds (expected: e.g. 30, or off to turn the stall inspector"
-            + " off)");
+    return Math.round(s * 1000);
   }
+
+  private static final String STALL_EXPECTED =
+      "a number of seconds, e.g. 30, or off to turn the stall inspector off";
 
   /** Records a collective just issued (see {@link CollectiveLedger#issued}). */
   public void issued(Work work, Supplier<String> what) {

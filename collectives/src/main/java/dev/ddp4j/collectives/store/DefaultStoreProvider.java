@@ -3,6 +3,7 @@ package dev.ddp4j.collectives.store;
 import dev.ddp4j.InitMethod;
 import dev.ddp4j.Store;
 import dev.ddp4j.WorkerEnvironment;
+import dev.ddp4j.spi.Settings;
 import dev.ddp4j.spi.StoreProvider;
 import java.time.Duration;
 
@@ -25,6 +26,6 @@ public final class DefaultStoreProvider implements StoreProvider {
       return FileStore.open(m.path(), timeout);
     }
     return TcpStoreClient.connect(
-        m.host(), m.port(), StoreSecret.fromEnvironment(System.getenv()), timeout);
+        m.host(), m.port(), StoreSecret.fromEnvironment(Settings.process()), timeout);
   }
 }

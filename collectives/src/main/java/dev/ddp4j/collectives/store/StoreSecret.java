@@ -1,13 +1,13 @@
 package dev.ddp4j.collectives.store;
 
 import dev.ddp4j.ConfigException;
+import dev.ddp4j.spi.Settings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.HexFormat;
-import java.util.Map;
 
 /**
  * The job secret store clients prove to the store server. The launcher makes a random one per job
@@ -37,16 +37,10 @@ public final class StoreSecret {
    *
    * @throws ConfigException when the secret file cannot be read
    */
-  public static String fromEnvironment(Map<String, String> env) {
-    String s = env.get(SECRET_VAR);
-    if (s != null && !s.isEmpty()) {
-      return s;
-    }
-    String file = env.get(SECRET_FILE_VAR);
-    if (file != null && !file.isBlank()) {
-      return readFile(Path.of(file.trim()), SECRET_FILE_VAR);
-    }
-    return "";
+  public static String fromEnvironment(Settings env) {
+    return env.text(SECRET_VAR)
+        .or(() -> env.text(SECRET_FILE_VAR).map(f -> readFile(Path.of(f), SECRET_FILE_VAR)))
+        .orElse("");
   }
 
   /** The trimmed content of {@code path}; {@code setting} names where the path came from. */

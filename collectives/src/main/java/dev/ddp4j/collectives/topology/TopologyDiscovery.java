@@ -1,5 +1,6 @@
 package dev.ddp4j.collectives.topology;
 
+import dev.ddp4j.spi.Settings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -37,14 +38,14 @@ public final class TopologyDiscovery {
 
   /** Discovers with the process environment and the real {@code /sys}. */
   public static Result discover(int cpuRanks) {
-    return discover(System.getenv(), Path.of("/sys"), cpuRanks);
+    return discover(Settings.process(), Path.of("/sys"), cpuRanks);
   }
 
   /** Discovers reading variables from {@code env} and sysfs under {@code sysRoot}. */
-  public static Result discover(Map<String, String> env, Path sysRoot, int cpuRanks) {
+  public static Result discover(Settings env, Path sysRoot, int cpuRanks) {
     List<String> notes = new ArrayList<>();
     Topology t;
-    Optional<String> file = get(env, "DDP4J_TOPO_FILE", "NCCL_TOPO_FILE");
+    Optional<String> file = env.text("DDP4J_TOPO_FILE");
     if (file.isPresent()) {
       t = readFile(Path.of(file.get()));
       notes.add("topology read from " + file.get() + " (DDP4J_TOPO_FILE), not discovered");
@@ -57,7 +58,7 @@ public final class TopologyDiscovery {
         t = cpus(sysRoot, cpuRanks);
       }
     }
-    Optional<String> dump = get(env, "DDP4J_TOPO_DUMP_FILE", "NCCL_TOPO_DUMP_FILE");
+    Optional<String> dump = env.text("DDP4J_TOPO_DUMP_FILE");
     if (dump.isPresent()) {
       try {
         Files.writeString(Path.of(dump.get()), NcclTopoXmlWriter.write(t), StandardCharsets.UTF_8);
@@ -164,13 +165,5 @@ public final class TopologyDiscovery {
     } catch (IOException e) {
       return 1;
     }
-  }
-
-  private static Optional<String> get(Map<String, String> env, String name, String ncclName) {
-    String v = env.get(name);
-    if (v == null || v.isBlank()) {
-      v = env.get(ncclName);
-    }
-    return v == null || v.isBlank() ? Optional.empty() : Optional.of(v.trim());
   }
 }

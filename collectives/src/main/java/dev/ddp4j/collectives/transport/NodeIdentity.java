@@ -1,5 +1,6 @@
 package dev.ddp4j.collectives.transport;
 
+import dev.ddp4j.spi.Settings;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
@@ -20,9 +21,9 @@ public final class NodeIdentity {
 
   /** This process's host identity. */
   public static String current() {
-    String override = System.getenv(HOST_ID);
-    if (override != null && !override.isBlank()) {
-      return override.trim();
+    Settings settings = Settings.process();
+    if (settings.isSet(HOST_ID)) {
+      return settings.text(HOST_ID, "");
     }
     String host;
     try { // the UTS namespace's name, without the DNS lookup InetAddress.getLocalHost may do
@@ -31,7 +32,7 @@ public final class NodeIdentity {
       try {
         host = InetAddress.getLocalHost().getHostName();
       } catch (IOException e2) {
-        host = System.getenv().getOrDefault("HOSTNAME", "unknown-host");
+        host = settings.text("HOSTNAME", "unknown-host");
       }
     }
     String boot;

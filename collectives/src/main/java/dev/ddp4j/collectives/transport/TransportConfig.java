@@ -1,8 +1,7 @@
 package dev.ddp4j.collectives.transport;
 
-import dev.ddp4j.ConfigException;
+import dev.ddp4j.spi.Settings;
 import java.nio.file.Path;
-import java.util.Map;
 
 /**
  * Transport settings read from the environment ({@code DDP4J_*}, with NCCL's names as fallbacks).
@@ -82,51 +81,27 @@ public record TransportConfig(
   public static final long DEFAULT_SHARED_MIN_BYTES_TWO_RANKS = 256L << 10;
 
   /** Reads the settings from {@code env}. */
-  public static TransportConfig fromEnvironment(Map<String, String> env) {
-    boolean disabled = "1".equals(read(env, "DDP4J_SHM_DISABLE", "NCCL_SHM_DISABLE", "0").trim());
-    Path dir = Path.of(read(env, "DDP4J_SHM_DIR", null, "/dev/shm"));
-    int slotBytes = intValue(env, "DDP4J_SHM_SLOT_BYTES", null, DEFAULT_SLOT_BYTES);
-    if (slotBytes < 4096 || slotBytes % 64 != 0) {
-      throw new ConfigException(
-          "DDP4J_SHM_SLOT_BYTES=" + slotBytes + " (expected: a multiple of 64, at least 4096)");
+  public static TransportConfig fromEnvironment(Settings env) {
+    boolean disabled = env.flag("DDP4J_SHM_DISABLE", false);
+    Path dir = Path.of(env.text("DDP4J_SHM_DIR", "/dev/shm"));
+    int slotBytes = env.whole("DDP4J_SHM_SLOT_BYTES", DEFAULT_SLOT_BYTES, 4096, Integer.MAX_VALUE);
+    if (slotBytes % 64 != 0) {
+      throw env.invalid("DDP4J_SHM_SLOT_BYTES", "a multiple of 64, at least 4096");
     }
-    int slots = intValue(env, "DDP4J_SHM_SLOTS", null, DEFAULT_SLOTS);
-    if (slots < 2) {
-      throw new ConfigException("DDP4J_SHM_SLOTS=" + slots + " (expected: >= 2)");
-    }
-    int channels = intValue(env, "DDP4J_NCHANNELS", "NCCL_NCHANNELS", 1);
-    if (channels < 1 || channels > 64) {
-      throw new ConfigException("DDP4J_NCHANNELS=" + channels + " (expected: 1 to 64)");
-    }
-    String ifname = read(env, "DDP4J_SOCKET_IFNAME", "NCCL_SOCKET_IFNAME", null);
-    int livenessMs = intValue(env, "DDP4J_SOCKET_LIVENESS_MS", null, DEFAULT_SOCKET_LIVENESS_MS);
-    if (livenessMs < 250) {
-      throw new ConfigException(
-          "DDP4J_SOCKET_LIVENESS_MS="
-              + livenessMs
-              + " (expected: >= 250; a socket peer silent this long counts as dead)");
-    }
-    boolean cmaDisabled = "1".equals(read(env, "DDP4J_CMA_DISABLE", null, "0").trim());
-    String minText =
-        read(env, "DDP4J_CMA_MIN_BYTES", null, Long.toString(DEFAULT_CMA_MIN_BYTES)).trim();
-    boolean cmaRequested = env.get("DDP4J_CMA_MIN_BYTES") != null;
-    long cmaMinBytes = bytesOrOff("DDP4J_CMA_MIN_BYTES", minText);
-    long sharedMinBytes =
-        bytesOrOff(
-            "DDP4J_SHARED_MIN_BYTES", read(env, "DDP4J_SHARED_MIN_BYTES", null, "default").trim());
-    long cmaMaxBytes = longValue(env, "DDP4J_CMA_MAX_BYTES", DEFAULT_CMA_MAX_BYTES);
+    int slots = env.whole("DDP4J_SHM_SLOTS", DEFAULT_SLOTS, 2, Integer.MAX_VALUE);
+    int channels = env.whole("DDP4J_NCHANNELS", 1, 1, 64);
+    String ifname = env.text("DDP4J_SOCKET_IFNAME", null);
+    int livenessMs =
+        env.whole("DDP4J_SOCKET_LIVENESS_MS", DEFAULT_SOCKET_LIVENESS_MS, 250, Integer.MAX_VALUE);
+    boolean cmaDisabled = env.flag("DDP4J_CMA_DISABLE", false);
+    boolean cmaRequested = env.isSet("DDP4J_CMA_MIN_BYTES");
+    long cmaMinBytes = bytesOrOff(env, "DDP4J_CMA_MIN_BYTES", DEFAULT_CMA_MIN_BYTES);
+    long sharedMinBytes = bytesOrOff(env, "DDP4J_SHARED_MIN_BYTES", 0);
+    long cmaMaxBytes =
+        env.wholeLong("DDP4J_CMA_MAX_BYTES", DEFAULT_CMA_MAX_BYTES, 1, Long.MAX_VALUE);
     // Off by default: tagging every frame took the socket bench to 0.42-0.50x its bandwidth
     // (docs/security.md); the authenticated handshake runs either way.
-    String integrityText = read(env, "DDP4J_SOCKET_INTEGRITY", null, "0").trim();
-    if (!integrityText.equals("0") && !integrityText.equals("1")) {
-      throw new ConfigException(
-          "DDP4J_SOCKET_INTEGRITY=" + integrityText + " (expected: 1 to seal data frames, or 0)");
-    }
-    boolean integrity = integrityText.equals("1");
-    if (cmaMaxBytes < 1) {
-      throw new ConfigException(
-          "DDP4J_CMA_MAX_BYTES=" + cmaMaxBytes + " (expected: a byte count >= 1)");
-    }
+    boolean integrity = env.flag("DDP4J_SOCKET_INTEGRITY", false);
     return new TransportConfig(
         disabled,
         dir,
@@ -157,53 +132,12 @@ public record TransportConfig(
     return ranks == 2 ? DEFAULT_SHARED_MIN_BYTES_TWO_RANKS : DEFAULT_SHARED_MIN_BYTES;
   }
 
-  /** A byte count >= 1, {@code off} ({@link #CMA_OFF}: never), or {@code default} (0). */
-  private static long bytesOrOff(String name, String text) {
-    if (text.equals("default")) {
-      return 0;
+  /** A byte count >= 1 or {@code off} ({@link #CMA_OFF}: never); {@code dflt} when unset. */
+  private static long bytesOrOff(Settings env, String name, long dflt) {
+    if (env.text(name, "").equals("off")) {
+      return CMA_OFF;
     }
-    long bytes;
-    try {
-      bytes = text.equals("off") ? CMA_OFF : Long.parseLong(text);
-    } catch (NumberFormatException e) {
-      bytes = 0;
-    }
-    if (bytes < 1) {
-      throw new ConfigException(name + "=" + text + " (expected: off, or a byte count >= 1)");
-    }
-    return bytes;
-  }
-
-  private static String read(Map<String, String> env, String name, String ncclName, String dflt) {
-    String v = env.get(name);
-    if ((v == null || v.isBlank()) && ncclName != null) {
-      v = env.get(ncclName);
-    }
-    return v == null || v.isBlank() ? dflt : v;
-  }
-
-  private static long longValue(Map<String, String> env, String name, long dflt) {
-    String v = read(env, name, null, null);
-    if (v == null) {
-      return dflt;
-    }
-    try {
-      return Long.parseLong(v.trim());
-    } catch (NumberFormatException e) {
-      throw new ConfigException(name + "='" + v + "' is not an integer");
-    }
-  }
-
-  private static int intValue(Map<String, String> env, String name, String nccl, int dflt) {
-    String v = read(env, name, nccl, null);
-    if (v == null) {
-      return dflt;
-    }
-    try {
-      return Integer.parseInt(v.trim());
-    } catch (NumberFormatException e) {
-      throw new ConfigException(name + "='" + v + "' is not an integer");
-    }
+    return env.wholeLong(name, dflt, 1, Long.MAX_VALUE);
   }
 
   /** True unless cross-memory attach is disabled or has no size to run at. */

@@ -100,13 +100,17 @@ class CpuPlanningTest {
             pool.submit(
                 () -> {
                   try {
-                    DebugLog log = new DebugLog(Map.of(), rank);
+                    DebugLog log = new DebugLog(DebugLog.Level.WARN, rank);
                     return CpuPlanning.agree(
                         store,
                         "t/",
                         rank,
                         nodes,
-                        CpuPlanning.options(env.apply(rank), channels, log),
+                        CpuPlanning.options(
+                            CpuGroupOptions.from(dev.ddp4j.spi.Settings.of(env.apply(rank)))
+                                .forced(),
+                            channels,
+                            log),
                         sys,
                         Duration.ofSeconds(20),
                         log);

@@ -12,6 +12,7 @@ public final class TestGroups {
 
   public static ProcessGroup create(
       WorkerEnvironment w, Store store, Duration timeout, Map<String, String> env) {
-    return CpuProcessGroup.create(w, store, timeout, env, "test");
+    return CpuProcessGroup.create(
+        w, store, timeout, CpuGroupOptions.from(dev.ddp4j.spi.Settings.of(env)), "test");
   }
 }

@@ -41,7 +41,12 @@ class ThreadRanksTest {
                   WorkerEnvironment w =
                       new WorkerEnvironment(rank, n, rank, n, 0, 0, InitMethod.tcp("127.0.0.1", 1));
                   try (ProcessGroup pg =
-                      CpuProcessGroup.create(w, store, Duration.ofSeconds(20), env, "threads")) {
+                      CpuProcessGroup.create(
+                          w,
+                          store,
+                          Duration.ofSeconds(20),
+                          CpuGroupOptions.from(dev.ddp4j.spi.Settings.of(env)),
+                          "threads")) {
                     return body.apply(pg);
                   }
                 }));

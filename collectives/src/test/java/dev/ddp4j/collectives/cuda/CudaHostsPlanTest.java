@@ -57,7 +57,7 @@ class CudaHostsPlanTest {
   }
 
   private static Plan plan(Topology t, InterHost via) {
-    return GpuPlanning.plan(t, identity(t.deviceCount()), Map.of(), via);
+    return GpuPlanning.plan(t, identity(t.deviceCount()), dev.ddp4j.spi.Settings.empty(), via);
   }
 
   private static void assertSchedulesCheck(Plan p) {
@@ -132,7 +132,7 @@ class CudaHostsPlanTest {
   void shouldKeepTheStagedRingAndSayWhyWhereHostsCannotBeIslands() {
     // One rank per host: nothing to reduce inside a host.
     Topology two = twoOf(Fixtures.load(Fixtures.H200_2));
-    Plan single = GpuPlanning.plan(two, new int[] {0, 2}, Map.of());
+    Plan single = GpuPlanning.plan(two, new int[] {0, 2}, dev.ddp4j.spi.Settings.empty());
     assertThat(single.uses(Algorithm.HIERARCHICAL)).isFalse();
     assertThat(GpuPlanning.whyNoHostHierarchy(two, single))
         .contains(
@@ -169,27 +169,35 @@ class CudaHostsPlanTest {
 
   @Test
   void shouldTakeNcclOnlyWhereEveryRankLoadsIt() {
-    InterHostChoice.Setting auto = InterHostChoice.setting(Map.of());
+    InterHostChoice.Setting auto = InterHostChoice.setting(dev.ddp4j.spi.Settings.empty());
     assertThat(auto).isEqualTo(InterHostChoice.Setting.AUTO);
     assertThat(InterHostChoice.decide(auto, List.of("", "")).via()).isEqualTo(InterHost.NCCL);
     InterHostChoice.Decision fallback = InterHostChoice.decide(auto, List.of("", "no lib"));
     assertThat(fallback.via()).isEqualTo(InterHost.SOCKET);
     assertThat(fallback.why()).isEqualTo("DDP4J_INTER_HOST=auto: rank 1 cannot load NCCL (no lib)");
-    InterHostChoice.Setting socket = InterHostChoice.setting(Map.of("DDP4J_INTER_HOST", "socket"));
+    InterHostChoice.Setting socket =
+        InterHostChoice.setting(dev.ddp4j.spi.Settings.of(Map.of("DDP4J_INTER_HOST", "socket")));
     assertThat(InterHostChoice.decide(socket, List.of("", "")).via()).isEqualTo(InterHost.SOCKET);
-    InterHostChoice.Setting nccl = InterHostChoice.setting(Map.of("DDP4J_INTER_HOST", " NCCL "));
+    InterHostChoice.Setting nccl =
+        InterHostChoice.setting(dev.ddp4j.spi.Settings.of(Map.of("DDP4J_INTER_HOST", " NCCL ")));
     assertThatThrownBy(() -> InterHostChoice.decide(nccl, List.of("", "", "no lib")))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
             "DDP4J_INTER_HOST=nccl but rank 2 cannot load NCCL: no lib (fix: install NCCL on every"
                 + " host, or set DDP4J_INTER_HOST=auto to run the column over the sockets)");
-    assertThatThrownBy(() -> InterHostChoice.setting(Map.of("DDP4J_INTER_HOST", "ib")))
+    assertThatThrownBy(
+            () ->
+                InterHostChoice.setting(
+                    dev.ddp4j.spi.Settings.of(Map.of("DDP4J_INTER_HOST", "ib"))))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
             "DDP4J_INTER_HOST=ib (expected: auto, nccl or socket; auto = nccl where every rank"
                 + " loads it)");
-    assertThat(GpuPlanning.assumedInterHost(Map.of())).isEqualTo(InterHost.NCCL);
-    assertThat(GpuPlanning.assumedInterHost(Map.of("DDP4J_INTER_HOST", "socket")))
+    assertThat(GpuPlanning.assumedInterHost(dev.ddp4j.spi.Settings.empty()))
+        .isEqualTo(InterHost.NCCL);
+    assertThat(
+            GpuPlanning.assumedInterHost(
+                dev.ddp4j.spi.Settings.of(Map.of("DDP4J_INTER_HOST", "socket"))))
         .isEqualTo(InterHost.SOCKET);
   }
 

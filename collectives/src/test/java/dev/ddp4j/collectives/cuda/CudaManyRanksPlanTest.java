@@ -47,7 +47,8 @@ class CudaManyRanksPlanTest {
 
   /** The plan a cuda group makes with {@code env} under the resident bound {@code cap}. */
   private static Plan plan(Topology t, Map<String, String> env, int cap) {
-    PlanAgreement.Request r = GpuPlanning.request(GpuPlanning.options(env, cap), true);
+    PlanAgreement.Request r =
+        GpuPlanning.request(GpuPlanning.options(dev.ddp4j.spi.Settings.of(env), cap), true);
     return Planner.plan(t, identity(t.deviceCount()), r.options(), r.supported(), r.allowed());
   }
 

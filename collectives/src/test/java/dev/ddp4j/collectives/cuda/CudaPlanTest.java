@@ -46,7 +46,7 @@ class CudaPlanTest {
   }
 
   private static Plan plan(Topology t) {
-    return GpuPlanning.plan(t, identity(t.deviceCount()), Map.of());
+    return GpuPlanning.plan(t, identity(t.deviceCount()), dev.ddp4j.spi.Settings.empty());
   }
 
   /** Every algorithm the plan chooses compiles to a schedule the checker accepts. */
@@ -228,16 +228,21 @@ class CudaPlanTest {
             PeerRoutingTest.env("DDP4J_P2P_DISABLE_PAIRS", ""));
     Topology two =
         MultiHost.join(List.of(Fixtures.load(Fixtures.H200_2), Fixtures.load(Fixtures.H200_2)));
-    assertThat(GpuPlanning.route(GpuPlanning.plan(two, new int[] {0, 2}, Map.of()), twoHosts))
+    assertThat(
+            GpuPlanning.route(
+                GpuPlanning.plan(two, new int[] {0, 2}, dev.ddp4j.spi.Settings.empty()), twoHosts))
         .isEqualTo("staged");
   }
 
   @Test
   void shouldRefuseAnAlgorithmWithoutACudaKernelNamingTheValue() {
-    assertThatThrownBy(() -> GpuPlanning.options(Map.of("DDP4J_ALGO", "tree"), 64))
+    assertThatThrownBy(
+            () -> GpuPlanning.options(dev.ddp4j.spi.Settings.of(Map.of("DDP4J_ALGO", "tree")), 64))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("DDP4J_ALGO=tree has no cuda kernel");
-    assertThat(GpuPlanning.options(Map.of("NCCL_ALGO", "ring"), 64).forced())
+    assertThat(
+            GpuPlanning.options(dev.ddp4j.spi.Settings.of(Map.of("NCCL_ALGO", "ring")), 64)
+                .forced())
         .contains(Algorithm.RING);
   }
 
@@ -251,8 +256,10 @@ class CudaPlanTest {
     assertThat(GpuPlanning.residentChannels(h200, 8)).isEqualTo(16);
     // The ring's kernels keep one block per SM: 3 ranks sharing leave 44 each.
     assertThat(GpuPlanning.residentChannels(h200, 3)).isEqualTo(44);
-    assertThat(GpuPlanning.options(Map.of(), 16).maxChannels()).isEqualTo(16);
-    assertThat(GpuPlanning.options(Map.of("DDP4J_MAX_NCHANNELS", "8"), 16).maxChannels())
+    assertThat(GpuPlanning.options(dev.ddp4j.spi.Settings.empty(), 16).maxChannels()).isEqualTo(16);
+    assertThat(
+            GpuPlanning.options(dev.ddp4j.spi.Settings.of(Map.of("DDP4J_MAX_NCHANNELS", "8")), 16)
+                .maxChannels())
         .isEqualTo(8);
   }
 
@@ -319,7 +326,9 @@ class CudaPlanTest {
                             () -> host,
                             h -> rank,
                             (job, devices) -> job,
-                            GpuPlanning.request(GpuPlanning.options(env.apply(rank), 64), true),
+                            GpuPlanning.request(
+                                GpuPlanning.options(dev.ddp4j.spi.Settings.of(env.apply(rank)), 64),
+                                true),
                             Duration.ofSeconds(20))
                         .plan();
                   } catch (RuntimeException e) {

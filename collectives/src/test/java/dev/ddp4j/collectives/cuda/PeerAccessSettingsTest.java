@@ -11,26 +11,29 @@ class PeerAccessSettingsTest {
 
   @Test
   void shouldAllowEveryPairWhenNothingIsSet() {
-    PeerAccessSettings s = PeerAccessSettings.fromEnvironment(Map.of());
+    PeerAccessSettings s = PeerAccessSettings.fromEnvironment(dev.ddp4j.spi.Settings.empty());
     assertThat(s.allDisabled()).isFalse();
     assertThat(s.pairDisabled(0, 1)).isFalse();
   }
 
   @Test
   void shouldDisableEveryPairWithTheNcclNameAsFallback() {
-    PeerAccessSettings s = PeerAccessSettings.fromEnvironment(Map.of("NCCL_P2P_DISABLE", "1"));
+    PeerAccessSettings s =
+        PeerAccessSettings.fromEnvironment(
+            dev.ddp4j.spi.Settings.of(Map.of("NCCL_P2P_DISABLE", "1")));
     assertThat(s.allDisabled()).isTrue();
     assertThat(s.allSource()).isEqualTo("NCCL_P2P_DISABLE");
     PeerAccessSettings own =
         PeerAccessSettings.fromEnvironment(
-            Map.of("DDP4J_P2P_DISABLE", "0", "NCCL_P2P_DISABLE", "1"));
+            dev.ddp4j.spi.Settings.of(Map.of("DDP4J_P2P_DISABLE", "0", "NCCL_P2P_DISABLE", "1")));
     assertThat(own.allDisabled()).isFalse();
   }
 
   @Test
   void shouldDisableListedPairsInBothDirectionsOnly() {
     PeerAccessSettings s =
-        PeerAccessSettings.fromEnvironment(Map.of("DDP4J_P2P_DISABLE_PAIRS", " 1-0, 2-3 "));
+        PeerAccessSettings.fromEnvironment(
+            dev.ddp4j.spi.Settings.of(Map.of("DDP4J_P2P_DISABLE_PAIRS", " 1-0, 2-3 ")));
     assertThat(s.pairs()).containsExactly("0-1", "2-3");
     assertThat(s.pairDisabled(0, 1)).isTrue();
     assertThat(s.pairDisabled(1, 0)).isTrue();
@@ -42,7 +45,9 @@ class PeerAccessSettingsTest {
   void shouldRejectMalformedPairsNamingTheValueAndTheForm() {
     for (String bad : new String[] {"0", "0-0", "a-b", "0-1-2", "0-1,", "-1-2", "0:1"}) {
       assertThatThrownBy(
-              () -> PeerAccessSettings.fromEnvironment(Map.of("DDP4J_P2P_DISABLE_PAIRS", bad)))
+              () ->
+                  PeerAccessSettings.fromEnvironment(
+                      dev.ddp4j.spi.Settings.of(Map.of("DDP4J_P2P_DISABLE_PAIRS", bad))))
           .as(bad)
           .isInstanceOf(ConfigException.class)
           .hasMessageContaining("DDP4J_P2P_DISABLE_PAIRS=" + bad)
@@ -54,7 +59,10 @@ class PeerAccessSettingsTest {
 
   @Test
   void shouldRejectP2pDisableValuesOtherThanZeroOrOne() {
-    assertThatThrownBy(() -> PeerAccessSettings.fromEnvironment(Map.of("DDP4J_P2P_DISABLE", "yes")))
+    assertThatThrownBy(
+            () ->
+                PeerAccessSettings.fromEnvironment(
+                    dev.ddp4j.spi.Settings.of(Map.of("DDP4J_P2P_DISABLE", "yes"))))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("DDP4J_P2P_DISABLE=yes")
         .hasMessageContaining("expected: 1");
@@ -62,7 +70,10 @@ class PeerAccessSettingsTest {
 
   @Test
   void shouldRefuseRanksWhoseSettingsDifferNamingBoth() {
-    String mine = PeerAccessSettings.fromEnvironment(Map.of("DDP4J_P2P_DISABLE", "1")).describe();
+    String mine =
+        PeerAccessSettings.fromEnvironment(
+                dev.ddp4j.spi.Settings.of(Map.of("DDP4J_P2P_DISABLE", "1")))
+            .describe();
     String theirs = PeerAccessSettings.NONE.describe();
     assertThat(mine).isEqualTo("DDP4J_P2P_DISABLE=1 DDP4J_P2P_DISABLE_PAIRS=");
     PeerAccessSettings.checkSame(0, mine, 1, mine);

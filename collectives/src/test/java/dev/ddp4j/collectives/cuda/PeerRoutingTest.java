@@ -33,7 +33,7 @@ class PeerRoutingTest {
   }
 
   static PeerAccessSettings env(String k, String v) {
-    return PeerAccessSettings.fromEnvironment(Map.of(k, v));
+    return PeerAccessSettings.fromEnvironment(dev.ddp4j.spi.Settings.of(Map.of(k, v)));
   }
 
   @Test

@@ -31,7 +31,7 @@ final class HostDeviceScenarios {
 
   static HostDeviceGroup over(ProcessGroup pg, StandInDeviceGroup device, Duration timeout) {
     WorkerEnvironment w = worker(pg);
-    return HostDeviceGroup.over(device, w, pg.store(), timeout);
+    return HostDeviceGroup.over(device, w, pg.store(), timeout, dev.ddp4j.spi.Settings.empty());
   }
 
   static WorkerEnvironment worker(ProcessGroup pg) {

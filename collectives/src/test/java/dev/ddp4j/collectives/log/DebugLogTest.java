@@ -2,6 +2,7 @@ package dev.ddp4j.collectives.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ddp4j.spi.Settings;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,8 +22,8 @@ class DebugLogTest {
   /** The child: logs one line at each level as rank 3. */
   public static final class Child {
     public static void main(String[] args) {
-      DebugLog log = new DebugLog(System.getenv(), 3);
-      new DebugLog(System.getenv(), 3); // a second group or model: an unknown level is told once
+      DebugLog log = new DebugLog(Settings.process(), 3);
+      new DebugLog(Settings.process(), 3); // a second group or model: an unknown level is told once
       log.log(DebugLog.Level.WARN, "slow hop 0 -> 1");
       log.log(DebugLog.Level.INFO, "Channel 00/01 : 3[3] -> 0[0] via SHM over NODE");
       log.log(DebugLog.Level.TRACE, "allReduce #0 took 12 us");

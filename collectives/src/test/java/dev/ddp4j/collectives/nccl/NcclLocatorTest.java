@@ -31,7 +31,7 @@ class NcclLocatorTest {
     env.put("DDP4J_NCCL_LIBRARY", " /opt/nccl/lib/libnccl.so.2 ");
     env.put("VIRTUAL_ENV", dir.toString());
     wheel(dir.resolve("lib/python3.12/site-packages"));
-    assertThat(NcclLocator.search(env).candidates())
+    assertThat(NcclLocator.search(dev.ddp4j.spi.Settings.of(env)).candidates())
         .containsExactly(
             new NcclLocator.Candidate("/opt/nccl/lib/libnccl.so.2", "DDP4J_NCCL_LIBRARY"));
   }
@@ -46,7 +46,7 @@ class NcclLocatorTest {
     env.put("PYTHONPATH", dir.resolve("pp") + ":" + dir.resolve("missing"));
     env.put("VIRTUAL_ENV", dir.resolve("venv").toString());
     env.put("CONDA_PREFIX", dir.resolve("conda").toString());
-    NcclLocator.Search s = NcclLocator.search(env);
+    NcclLocator.Search s = NcclLocator.search(dev.ddp4j.spi.Settings.of(env));
     assertThat(s.candidates().subList(0, 4))
         .extracting(NcclLocator.Candidate::library)
         .containsExactly(
@@ -66,7 +66,7 @@ class NcclLocatorTest {
     Map<String, String> env = env();
     env.put("PYENV_ROOT", dir.resolve("pyenv").toString());
     env.put("PATH", dir.resolve("nothing") + ":" + bin);
-    assertThat(NcclLocator.search(env).candidates())
+    assertThat(NcclLocator.search(dev.ddp4j.spi.Settings.of(env)).candidates())
         .extracting(NcclLocator.Candidate::library)
         .contains(pyenvLib.toString(), toolsLib.toString());
   }

@@ -33,7 +33,7 @@ final class NcclTestEnv {
     } catch (UnsatisfiedLinkError e) {
       // none: the usual CI machine
     }
-    return NcclLocator.search(isolated(empty)).candidates().stream()
+    return NcclLocator.search(dev.ddp4j.spi.Settings.of(isolated(empty))).candidates().stream()
         .filter(c -> !c.library().equals(NcclLocator.SONAME))
         .map(NcclLocator.Candidate::library)
         .findFirst();

@@ -16,7 +16,8 @@ class PlannerTest {
 
   private static Plan plan(String fixture, Map<String, String> env) {
     Topology t = Fixtures.load(fixture);
-    return Planner.plan(t, t.deviceCount(), PlannerOptions.fromEnv(env, true));
+    return Planner.plan(
+        t, t.deviceCount(), PlannerOptions.fromEnvironment(dev.ddp4j.spi.Settings.of(env), true));
   }
 
   /**

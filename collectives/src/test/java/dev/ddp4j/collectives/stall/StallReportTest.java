@@ -148,16 +148,24 @@ class StallReportTest {
 
   @Test
   void theWarningTimeShouldBeReadWithItsDefaultAndOff() {
-    assertThat(StallInspector.warnMs(java.util.Map.of())).isEqualTo(30_000);
-    assertThat(StallInspector.warnMs(java.util.Map.of("DDP4J_STALL_WARN_SECONDS", "2.5")))
+    assertThat(StallInspector.warnMs(dev.ddp4j.spi.Settings.empty())).isEqualTo(30_000);
+    assertThat(
+            StallInspector.warnMs(
+                dev.ddp4j.spi.Settings.of(java.util.Map.of("DDP4J_STALL_WARN_SECONDS", "2.5"))))
         .isEqualTo(2_500);
-    assertThat(StallInspector.warnMs(java.util.Map.of("DDP4J_STALL_WARN_SECONDS", "off"))).isZero();
+    assertThat(
+            StallInspector.warnMs(
+                dev.ddp4j.spi.Settings.of(java.util.Map.of("DDP4J_STALL_WARN_SECONDS", "off"))))
+        .isZero();
     org.assertj.core.api.Assertions.assertThatThrownBy(
-            () -> StallInspector.warnMs(java.util.Map.of("DDP4J_STALL_WARN_SECONDS", "soon")))
+            () ->
+                StallInspector.warnMs(
+                    dev.ddp4j.spi.Settings.of(
+                        java.util.Map.of("DDP4J_STALL_WARN_SECONDS", "soon"))))
         .isInstanceOf(dev.ddp4j.ConfigException.class)
         .hasMessage(
-            "DDP4J_STALL_WARN_SECONDS=soon is not a number of seconds (expected: e.g. 30, or off to"
-                + " turn the stall inspector off)");
+            "DDP4J_STALL_WARN_SECONDS=soon (expected: a number of seconds, e.g. 30, or off to turn"
+                + " the stall inspector off)");
   }
 
   private static Entry entry(long seq, String what, long agoMs) {

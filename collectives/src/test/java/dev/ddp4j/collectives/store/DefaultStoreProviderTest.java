@@ -28,7 +28,10 @@ class DefaultStoreProviderTest {
               "WORLD_SIZE", "1",
               "MASTER_ADDR", "127.0.0.1",
               "MASTER_PORT", Integer.toString(server.port()));
-      WorkerEnvironment w = WorkerEnvironment.resolve(InitOptions.fromEnvironment(Map.of()), env);
+      WorkerEnvironment w =
+          WorkerEnvironment.resolve(
+              InitOptions.fromEnvironment(dev.ddp4j.spi.Settings.empty()),
+              dev.ddp4j.spi.Settings.of(env));
       try (Store s = Ddp.connectStore(w, Duration.ofSeconds(10))) {
         assertThat(s).isInstanceOf(TcpStoreClient.class);
         StoreBarrier.await(s, "solo", 0, 1, Duration.ofSeconds(5));
@@ -53,11 +56,15 @@ class DefaultStoreProviderTest {
   void secretShouldComeFromTheVariableOrElseTheFile() throws Exception {
     Path f = dir.resolve("secret");
     java.nio.file.Files.writeString(f, "from-file\n");
-    assertThat(StoreSecret.fromEnvironment(Map.of(StoreSecret.SECRET_VAR, "direct")))
+    assertThat(
+            StoreSecret.fromEnvironment(
+                dev.ddp4j.spi.Settings.of(Map.of(StoreSecret.SECRET_VAR, "direct"))))
         .isEqualTo("direct");
-    assertThat(StoreSecret.fromEnvironment(Map.of(StoreSecret.SECRET_FILE_VAR, f.toString())))
+    assertThat(
+            StoreSecret.fromEnvironment(
+                dev.ddp4j.spi.Settings.of(Map.of(StoreSecret.SECRET_FILE_VAR, f.toString()))))
         .isEqualTo("from-file");
-    assertThat(StoreSecret.fromEnvironment(Map.of())).isEmpty();
+    assertThat(StoreSecret.fromEnvironment(dev.ddp4j.spi.Settings.empty())).isEmpty();
     assertThat(StoreSecret.random()).hasSize(64).isNotEqualTo(StoreSecret.random());
   }
 }

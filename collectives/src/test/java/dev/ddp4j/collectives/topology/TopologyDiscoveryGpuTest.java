@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ddp4j.testing.GpuTest;
 import java.nio.file.Path;
-import java.util.Map;
 
 class TopologyDiscoveryGpuTest {
 
   /** On the H200 machine this is where NV18 must show up. */
   @GpuTest
   void shouldDiscoverEveryVisibleGpuAndItsNvlinks() throws Exception {
-    TopologyDiscovery.Result r = TopologyDiscovery.discover(Map.of(), Path.of("/sys"), 1);
+    TopologyDiscovery.Result r =
+        TopologyDiscovery.discover(dev.ddp4j.spi.Settings.empty(), Path.of("/sys"), 1);
     Topology t = r.topology();
     System.out.println(String.join("\n", r.notes()));
     System.out.println(TopologyMatrix.render(t, t.deviceCount()));

@@ -86,7 +86,8 @@ class TopologyDiscoveryTest {
   @Test
   void shouldGiveCpuRanksOnAMachineWithoutGpus() {
     assumeThat(Files.exists(Path.of("/dev/nvidiactl"))).as("a GPU machine").isFalse();
-    TopologyDiscovery.Result r = TopologyDiscovery.discover(Map.of(), Path.of("/sys"), 3);
+    TopologyDiscovery.Result r =
+        TopologyDiscovery.discover(dev.ddp4j.spi.Settings.empty(), Path.of("/sys"), 3);
     assertThat(r.topology().deviceCount()).isEqualTo(3);
     assertThat(r.topology().hasGpus()).isFalse();
     assertThat(r.notes())
@@ -101,7 +102,8 @@ class TopologyDiscoveryTest {
     Path dump = tmp.resolve("dump.xml");
     TopologyDiscovery.Result r =
         TopologyDiscovery.discover(
-            Map.of("NCCL_TOPO_FILE", file.toString(), "DDP4J_TOPO_DUMP_FILE", dump.toString()),
+            dev.ddp4j.spi.Settings.of(
+                Map.of("NCCL_TOPO_FILE", file.toString(), "DDP4J_TOPO_DUMP_FILE", dump.toString())),
             Path.of("/nonexistent"),
             2);
     assertThat(r.topology().deviceCount()).isEqualTo(4);

@@ -164,7 +164,13 @@ class SocketLinksAuthTest {
 
   private static SocketLinks connect(Store store, int rank) {
     return SocketLinks.connect(
-        store, "t/", rank, 2, new int[] {rank}, TransportConfig.fromEnvironment(ENV), TIMEOUT);
+        store,
+        "t/",
+        rank,
+        2,
+        new int[] {rank},
+        TransportConfig.fromEnvironment(dev.ddp4j.spi.Settings.of(ENV)),
+        TIMEOUT);
   }
 
   private static boolean send(SocketLinks links, int peer, byte[] piece) {

@@ -46,6 +46,9 @@ public final class CommHooks {
    *
    * @throws IllegalArgumentException naming the value and the accepted names
    */
+  /** The names {@link #named} accepts, for error lines. */
+  public static final String NAMES = "allreduce, fp16 or bf16";
+
   public static CommHook named(String name) {
     switch (name.trim().toLowerCase(Locale.ROOT)) {
       case "allreduce":
@@ -57,7 +60,7 @@ public final class CommHooks {
         return bf16Compress();
       default:
         throw new IllegalArgumentException(
-            "comm hook '" + name + "' is not known (expected: allreduce, fp16 or bf16)");
+            "comm hook '" + name + "' is not known (expected: " + NAMES + ")");
     }
   }
 

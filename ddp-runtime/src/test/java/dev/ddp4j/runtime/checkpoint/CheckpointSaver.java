@@ -4,7 +4,6 @@ import dev.ddp4j.Ddp;
 import dev.ddp4j.InitOptions;
 import dev.ddp4j.ProcessGroup;
 import java.nio.file.Path;
-import java.util.Map;
 import org.deeplearning4j.nn.conf.MultiLayerConfiguration;
 import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
 import org.deeplearning4j.nn.conf.layers.DenseLayer;
@@ -37,7 +36,7 @@ public final class CheckpointSaver {
 
   static ProcessGroup oneRankGroup(Path dir) {
     return Ddp.init(
-        InitOptions.fromEnvironment(Map.of())
+        InitOptions.fromEnvironment(dev.ddp4j.spi.Settings.empty())
             .withInitMethod(
                 dir.resolve("store-" + ProcessHandle.current().pid()).toUri().toString())
             .withRank(0, 1)

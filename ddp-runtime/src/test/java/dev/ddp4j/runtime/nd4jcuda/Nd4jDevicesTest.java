@@ -11,7 +11,6 @@ import dev.ddp4j.runtime.comm.CommHook;
 import dev.ddp4j.runtime.comm.CommHooks;
 import dev.ddp4j.runtime.nd4jcuda.Nd4jDevices.GradientPath;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,7 +25,7 @@ class Nd4jDevicesTest {
 
   private static ProcessGroup oneRankGroup(Path dir) {
     return Ddp.init(
-        InitOptions.fromEnvironment(Map.of())
+        InitOptions.fromEnvironment(dev.ddp4j.spi.Settings.empty())
             .withInitMethod(dir.resolve("store").toUri().toString())
             .withRank(0, 1)
             .withBackend("cpu"));

@@ -8,7 +8,6 @@ import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.runtime.DdpModel;
 import dev.ddp4j.runtime.DdpOptions;
 import java.nio.file.Path;
-import java.util.Map;
 import org.deeplearning4j.nn.conf.ComputationGraphConfiguration;
 import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
 import org.deeplearning4j.nn.conf.layers.BatchNormalization;
@@ -61,7 +60,7 @@ class SyncBatchNormDdpModelTest {
     ComputationGraph synced = graph();
     try (ProcessGroup group =
             Ddp.init(
-                InitOptions.fromEnvironment(Map.of())
+                InitOptions.fromEnvironment(dev.ddp4j.spi.Settings.empty())
                     .withInitMethod(dir.resolve("store").toUri().toString())
                     .withRank(0, 1)
                     .withBackend("cpu"));

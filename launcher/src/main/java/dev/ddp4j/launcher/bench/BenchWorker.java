@@ -7,7 +7,9 @@ import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.TensorBuffer;
 import dev.ddp4j.Work;
+import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.gpu.DeviceGroup;
+import dev.ddp4j.spi.Settings;
 import java.nio.ByteBuffer;
 
 /**
@@ -37,7 +39,11 @@ public final class BenchWorker {
       run(pg, collective, type, op, root, minBytes, maxBytes, factor, fixedIterations, shared);
     } catch (ConfigException e) {
       // A configuration mistake: one line, not a stack trace.
-      System.err.println("bench rank " + System.getenv("RANK") + ": " + e.getMessage());
+      System.err.println(
+          "bench rank "
+              + Settings.process().text(WorkerEnvironment.RANK, "?")
+              + ": "
+              + e.getMessage());
       status = 2;
     } catch (RuntimeException | Error e) {
       e.printStackTrace();

@@ -2,12 +2,12 @@ package dev.ddp4j.launcher.doctor;
 
 import dev.ddp4j.ConfigException;
 import dev.ddp4j.collectives.store.StoreSecret;
+import dev.ddp4j.spi.Settings;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.LongSupplier;
 import picocli.CommandLine;
@@ -104,7 +104,7 @@ public final class DoctorCommand implements Callable<Integer> {
   LongSupplier clockMs = System::currentTimeMillis;
 
   /** The environment of the real machine; tests replace it. */
-  Map<String, String> env = System.getenv();
+  Settings env = Settings.process();
 
   @Override
   public Integer call() {
@@ -120,7 +120,7 @@ public final class DoctorCommand implements Callable<Integer> {
     return DoctorReport.worst(findings) == Finding.Status.FAIL ? 1 : 0;
   }
 
-  private DoctorJob job(Map<String, String> env) {
+  private DoctorJob job(Settings env) {
     int nproc;
     String n = nprocPerNode.trim().toLowerCase(Locale.ROOT);
     try {
@@ -156,7 +156,7 @@ public final class DoctorCommand implements Callable<Integer> {
       } else {
         secret = StoreSecret.fromEnvironment(env);
         source =
-            env.containsKey(StoreSecret.SECRET_VAR)
+            env.isSet(StoreSecret.SECRET_VAR)
                 ? StoreSecret.SECRET_VAR
                 : StoreSecret.SECRET_FILE_VAR;
       }

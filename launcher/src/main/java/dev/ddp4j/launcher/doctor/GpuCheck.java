@@ -30,7 +30,7 @@ final class GpuCheck {
   private GpuCheck() {}
 
   static List<Finding> check(GpuInventory inv, Machine m) {
-    String backend = m.env().getOrDefault("DDP4J_BACKEND", "auto").trim();
+    String backend = m.env().text("DDP4J_BACKEND", "auto");
     if (inv.gpus().isEmpty()) {
       if (backend.equals("cuda")) {
         return List.of(

@@ -2,9 +2,9 @@ package dev.ddp4j.launcher.doctor;
 
 import dev.ddp4j.collectives.topology.Topology;
 import dev.ddp4j.collectives.transport.SocketAddresses;
+import dev.ddp4j.spi.Settings;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -15,7 +15,7 @@ import java.util.Optional;
 interface Machine {
 
   /** The environment a job's processes would get. */
-  Map<String, String> env();
+  Settings env();
 
   /** Where sysfs is mounted ({@code /sys}). */
   Path sysRoot();

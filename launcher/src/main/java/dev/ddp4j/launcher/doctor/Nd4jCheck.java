@@ -4,6 +4,7 @@ import dev.ddp4j.collectives.gpu.FatBinaryArchitectures;
 import dev.ddp4j.launcher.ProgramClasspath;
 import dev.ddp4j.launcher.doctor.Nd4jClasspath.Backend;
 import dev.ddp4j.launcher.doctor.Nd4jClasspath.Found;
+import dev.ddp4j.spi.Settings;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -33,8 +34,7 @@ final class Nd4jCheck {
 
   private Nd4jCheck() {}
 
-  static List<Finding> check(
-      GpuInventory inv, String classpath, Map<String, String> env, Path tmpDir) {
+  static List<Finding> check(GpuInventory inv, String classpath, Settings env, Path tmpDir) {
     if (classpath == null || classpath.isBlank()) {
       return List.of(
           Finding.ok(
@@ -75,7 +75,7 @@ final class Nd4jCheck {
   }
 
   private static Finding backend(
-      Nd4jClasspath cp, int entries, GpuInventory inv, Map<String, String> env, Path tmpDir) {
+      Nd4jClasspath cp, int entries, GpuInventory inv, Settings env, Path tmpDir) {
     if (cp.natives().isEmpty()) {
       return cp.api()
           ? Finding.fail(
@@ -92,7 +92,7 @@ final class Nd4jCheck {
         cp.natives().stream().filter(f -> f.backend() == Backend.CUDA).findFirst().orElse(null);
     String found = found(cp.natives(), cuda != null);
     if (cuda == null) {
-      String group = env.getOrDefault("DDP4J_BACKEND", "auto").trim().toLowerCase(Locale.ROOT);
+      String group = env.text("DDP4J_BACKEND", "auto").toLowerCase(Locale.ROOT);
       if (inv.gpus().isEmpty() || group.equals("cpu")) {
         return Finding.ok(NAME, found + ": the model trains on the CPU");
       }

@@ -43,9 +43,8 @@ final class NetworkCheck {
   }
 
   private static Finding socketInterface(Machine m, DoctorJob job) {
-    String var =
-        m.env().containsKey("DDP4J_SOCKET_IFNAME") ? "DDP4J_SOCKET_IFNAME" : "NCCL_SOCKET_IFNAME";
-    String ifname = m.env().get(var);
+    String var = m.env().source("DDP4J_SOCKET_IFNAME");
+    String ifname = m.env().text(var, null);
     if (ifname != null && ifname.isBlank()) {
       ifname = null;
     }
@@ -137,7 +136,7 @@ final class NetworkCheck {
 
   static Optional<Path> findNccl(Machine m) {
     List<String> dirs = new ArrayList<>();
-    String ld = m.env().get("LD_LIBRARY_PATH");
+    String ld = m.env().text("LD_LIBRARY_PATH", null);
     if (ld != null) {
       for (String d : ld.split(File.pathSeparator)) {
         if (!d.isBlank()) {

@@ -6,10 +6,10 @@ import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.topology.PathType;
 import dev.ddp4j.collectives.topology.Route;
 import dev.ddp4j.collectives.topology.Topology;
+import dev.ddp4j.spi.Settings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * The peer-access matrix against the topology: a GPU pair on NVLink or under one PCIe switch
@@ -30,7 +30,7 @@ final class PeerAccessCheck {
 
   private PeerAccessCheck() {}
 
-  static List<Finding> check(GpuInventory inv, int ranks, Map<String, String> env) {
+  static List<Finding> check(GpuInventory inv, int ranks, Settings env) {
     Topology t = inv.topology();
     if (t == null || t.deviceCount() < 2) {
       return List.of(

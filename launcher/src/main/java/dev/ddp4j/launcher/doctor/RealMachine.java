@@ -4,6 +4,7 @@ import dev.ddp4j.collectives.topology.CudaProbe;
 import dev.ddp4j.collectives.topology.Topology;
 import dev.ddp4j.collectives.topology.TopologyDiscovery;
 import dev.ddp4j.collectives.transport.SocketAddresses;
+import dev.ddp4j.spi.Settings;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -11,9 +12,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -22,14 +21,14 @@ final class RealMachine implements Machine {
 
   private static final long COMMAND_TIMEOUT_SECONDS = 10;
 
-  private final Map<String, String> env;
+  private final Settings env;
 
-  RealMachine(Map<String, String> env) {
+  RealMachine(Settings env) {
     this.env = env;
   }
 
   @Override
-  public Map<String, String> env() {
+  public Settings env() {
     return env;
   }
 
@@ -84,7 +83,7 @@ final class RealMachine implements Machine {
 
   @Override
   public Optional<Path> executable(String name) {
-    String path = env.get("PATH");
+    String path = env.text("PATH", null);
     if (path == null) {
       return Optional.empty();
     }
@@ -117,13 +116,8 @@ final class RealMachine implements Machine {
       return Optional.empty();
     }
     // The machine itself, not a topology file that replaces discovery in jobs.
-    Map<String, String> e = new HashMap<>(env);
-    for (String k :
-        List.of(
-            "DDP4J_TOPO_FILE", "NCCL_TOPO_FILE", "DDP4J_TOPO_DUMP_FILE", "NCCL_TOPO_DUMP_FILE")) {
-      e.remove(k);
-    }
-    TopologyDiscovery.Result r = TopologyDiscovery.discover(e, sysRoot(), 1);
+    // The machine itself, not a topology file the settings may name.
+    TopologyDiscovery.Result r = TopologyDiscovery.discover(Settings.empty(), sysRoot(), 1);
     notes.addAll(r.notes());
     return r.topology().hasGpus() ? Optional.of(r.topology()) : Optional.empty();
   }

@@ -39,7 +39,7 @@ final class SharedMemoryCheck {
     }
     Path dir = c.shmDir();
     long free = m.usableBytes(dir);
-    String where = dir + (m.env().containsKey("DDP4J_SHM_DIR") ? " (DDP4J_SHM_DIR)" : "");
+    String where = dir + (m.env().isSet("DDP4J_SHM_DIR") ? " (DDP4J_SHM_DIR)" : "");
     if (need.bytes() == 0) {
       return List.of(
           Finding.ok(
@@ -79,7 +79,7 @@ final class SharedMemoryCheck {
 
   static Need need(TransportConfig c, GpuInventory inv, DoctorJob job, Machine m) {
     int ranks = job.ranksHere(inv.gpus().size());
-    String backend = m.env().getOrDefault("DDP4J_BACKEND", "auto").trim();
+    String backend = m.env().text("DDP4J_BACKEND", "auto");
     boolean cuda = !inv.gpus().isEmpty() && !backend.equals("cpu");
     long ringFile = c.ringLayout(ranks).fileBytes();
     if (!cuda) {

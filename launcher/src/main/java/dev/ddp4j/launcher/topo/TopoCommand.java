@@ -11,6 +11,7 @@ import dev.ddp4j.collectives.topology.NcclTopoXmlReader;
 import dev.ddp4j.collectives.topology.NvidiaSmiTopoParser;
 import dev.ddp4j.collectives.topology.Topology;
 import dev.ddp4j.collectives.topology.TopologyDiscovery;
+import dev.ddp4j.spi.Settings;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +20,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -81,7 +81,7 @@ public final class TopoCommand implements Callable<Integer> {
   Path svg;
 
   /** The environment the planner reads; tests replace it. */
-  Map<String, String> env = System.getenv();
+  Settings env = Settings.process();
 
   @Override
   public Integer call() throws IOException {
@@ -113,7 +113,7 @@ public final class TopoCommand implements Callable<Integer> {
             : Planner.plan(
                 t,
                 devices,
-                PlannerOptions.fromEnv(env, false),
+                PlannerOptions.fromEnvironment(env, false),
                 Algorithm.chosenOnCpus(devices.length));
     if (json) {
       out.println(TopoJson.render(t, plan));

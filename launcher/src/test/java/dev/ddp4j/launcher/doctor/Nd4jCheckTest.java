@@ -77,7 +77,12 @@ class Nd4jCheckTest {
         .contains(
             "the model trains on the CPU, its gradients go through the cuda group's host half");
     Finding cpuGroup =
-        only(Nd4jCheck.check(gpus(90), cpu.toString(), Map.of("DDP4J_BACKEND", "cpu"), tmp));
+        only(
+            Nd4jCheck.check(
+                gpus(90),
+                cpu.toString(),
+                dev.ddp4j.spi.Settings.of(Map.of("DDP4J_BACKEND", "cpu")),
+                tmp));
     assertThat(cpuGroup.status()).isEqualTo(Finding.Status.OK);
   }
 
@@ -167,7 +172,7 @@ class Nd4jCheckTest {
   }
 
   private List<Finding> check(GpuInventory inv, String classpath) {
-    return Nd4jCheck.check(inv, classpath, Map.of(), tmp);
+    return Nd4jCheck.check(inv, classpath, dev.ddp4j.spi.Settings.empty(), tmp);
   }
 
   private static Finding only(List<Finding> findings) {

@@ -66,8 +66,8 @@ final class RecordedMachine implements Machine {
   }
 
   @Override
-  public Map<String, String> env() {
-    return env;
+  public dev.ddp4j.spi.Settings env() {
+    return dev.ddp4j.spi.Settings.of(env);
   }
 
   @Override

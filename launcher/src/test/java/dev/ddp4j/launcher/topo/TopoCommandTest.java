@@ -29,7 +29,7 @@ class TopoCommandTest {
   /** Runs {@code topo} with {@code env} as the environment; returns exit code, stdout, stderr. */
   private static String[] run(Map<String, String> env, String... args) {
     TopoCommand cmd = new TopoCommand();
-    cmd.env = env;
+    cmd.env = dev.ddp4j.spi.Settings.of(env);
     CommandLine cl = new CommandLine(cmd);
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
@@ -62,7 +62,8 @@ class TopoCommandTest {
         dev.ddp4j.collectives.topology.TopologyDiscovery.readFile(
             fixture("a100-4gpu-nvlink-pairs.txt"));
     dev.ddp4j.collectives.plan.Plan plan =
-        dev.ddp4j.collectives.cuda.GpuPlanning.plan(t, new int[] {0, 1, 2, 3}, Map.of());
+        dev.ddp4j.collectives.cuda.GpuPlanning.plan(
+            t, new int[] {0, 1, 2, 3}, dev.ddp4j.spi.Settings.empty());
     for (int rank = 0; rank < 4; rank++) {
       List<String> logged =
           new java.util.ArrayList<>(dev.ddp4j.collectives.plan.RouteLines.ofRank(t, plan, rank));
@@ -83,7 +84,7 @@ class TopoCommandTest {
         dev.ddp4j.collectives.topology.TopologyDiscovery.readFile(file);
     int[] devices = dev.ddp4j.collectives.plan.GpuOrder.of(t, 8);
     dev.ddp4j.collectives.plan.Plan plan =
-        dev.ddp4j.collectives.cuda.GpuPlanning.plan(t, devices, Map.of());
+        dev.ddp4j.collectives.cuda.GpuPlanning.plan(t, devices, dev.ddp4j.spi.Settings.empty());
     for (String line : dev.ddp4j.collectives.plan.RouteLines.of(t, plan)) {
       assertThat(r[1]).contains(line);
     }
@@ -185,7 +186,8 @@ class TopoCommandTest {
       for (dev.ddp4j.collectives.plan.InterHost via :
           dev.ddp4j.collectives.plan.InterHost.values()) {
         dev.ddp4j.collectives.plan.Plan plan =
-            dev.ddp4j.collectives.cuda.GpuPlanning.plan(t, devices, Map.of(), via);
+            dev.ddp4j.collectives.cuda.GpuPlanning.plan(
+                t, devices, dev.ddp4j.spi.Settings.empty(), via);
         for (int rank = 0; rank < 4; rank++) {
           List<String> logged =
               new java.util.ArrayList<>(

@@ -15,7 +15,8 @@ public final class BarrierWorker {
   private BarrierWorker() {}
 
   public static void main(String[] args) {
-    WorkerEnvironment w = WorkerEnvironment.resolve(InitOptions.fromEnvironment(), System.getenv());
+    WorkerEnvironment w =
+        WorkerEnvironment.resolve(InitOptions.fromEnvironment(), dev.ddp4j.spi.Settings.process());
     for (String a : args) {
       if (a.startsWith("failFirstAttempt=")
           && w.restartCount() == 0

@@ -183,7 +183,8 @@ public final class GpuHarness {
       WorkerEnvironment w,
       FileStore store,
       Duration timeout) {
-    try (HostDeviceGroup both = HostDeviceGroup.over(pg, w, store, timeout)) {
+    try (HostDeviceGroup both =
+        HostDeviceGroup.over(pg, w, store, timeout, dev.ddp4j.spi.Settings.process())) {
       new dev.ddp4j.collectives.cpu.CorrectnessScenario().run(both, new String[0]);
       System.out.printf("# rank %d: host buffers on the %s group passed%n", w.rank(), pg.backend());
       AllReduceCheck c = new AllReduceCheck(both, chooser, System.out);
