@@ -143,7 +143,7 @@ class WorkerSetupTest {
             WorkerCommand.workerJvmOptions(
                 dev.ddp4j.spi.Settings.of(Map.of("DDP4J_CPU_VECTOR", "0")), 17, true))
         .isEmpty();
-    assertThat(WorkerCommand.workerJvmOptions(Map.of(), 17, false)).isEmpty();
-    assertThat(WorkerCommand.workerJvmOptions(Map.of(), 21, true)).isEmpty();
+    assertThat(WorkerCommand.workerJvmOptions(dev.ddp4j.spi.Settings.empty(), 17, false)).isEmpty();
+    assertThat(WorkerCommand.workerJvmOptions(dev.ddp4j.spi.Settings.empty(), 21, true)).isEmpty();
   }
 }
