@@ -275,7 +275,11 @@ public final class StoreServer implements AutoCloseable {
 
   private static final long ACCEPT_RETRY_MS = 200;
 
-  /** Where the server's own warnings go: stderr, which needs no class or file to be loaded. */
+  /**
+   * Where the server's own warnings go: stderr, not the {@code DebugLog} facade, because they must
+   * get out when the process has run out of file descriptors (an accept that fails for want of
+   * them), where loading the facade's classes or an SLF4J binding can fail too.
+   */
   private static final Consumer<String> WARN =
       m -> System.err.println(m); // NOPMD: System.err read per call, so tests can capture it
 
@@ -300,8 +304,7 @@ public final class StoreServer implements AutoCloseable {
         ctx.channel().config().setAutoRead(false);
         if (!reported) {
           reported = true;
-          System.err.print("store: cannot accept connections for now, retrying: ");
-          System.err.println(cause);
+          WARN.accept("store: cannot accept connections for now, retrying: " + cause);
         }
       } catch (Throwable ignored) { // NOPMD: nothing here may take the accept loop down
         // accepting resumes with the re-arm task

@@ -24,7 +24,7 @@ final class GpuCheck {
           "/dev/ddp4j/collectives/cuda/ddp4j_allreduce.fatbin",
           "/dev/ddp4j/collectives/cuda/ddp4j_collectives.fatbin");
 
-  /** The oldest driver branch that loads fat binaries of the CUDA 12.0 era (ARCHITECTURE.md). */
+  /** The oldest driver branch that loads fat binaries of the CUDA 12.0 era (docs/gpus.md). */
   static final int MIN_DRIVER_MAJOR = 525;
 
   private GpuCheck() {}

@@ -41,6 +41,35 @@ class ConfigurationDocsTest {
         .isEmpty();
   }
 
+  /**
+   * One reader: outside {@code Settings} no product code reads the environment itself, so every
+   * variable gets the same parsing, fallbacks and error form (the bench module measures and is not
+   * the product).
+   */
+  @Test
+  void onlyTheSettingsReaderShouldReadTheEnvironment() throws IOException {
+    Set<String> readers = new TreeSet<>();
+    try (Stream<Path> modules = Files.list(ROOT)) {
+      for (Path main :
+          modules
+              .filter(m -> !m.getFileName().toString().equals("bench"))
+              .map(m -> m.resolve("src/main"))
+              .filter(Files::isDirectory)
+              .toList()) {
+        try (Stream<Path> files = Files.walk(main)) {
+          for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+            if (Files.readString(f).contains("System.getenv(")) {
+              readers.add(ROOT.relativize(f).toString());
+            }
+          }
+        }
+      }
+    }
+    assertThat(readers)
+        .as("files under src/main that call System.getenv (use dev.ddp4j.spi.Settings)")
+        .containsExactly("ddp-api/src/main/java/dev/ddp4j/spi/Settings.java");
+  }
+
   @Test
   void everyVariableShouldHaveOneRowOnly() throws IOException {
     Map<String, Integer> twice = new TreeMap<>(rows());
