@@ -65,11 +65,11 @@ final class CudaRoutes {
       AllReduceKernels kernels,
       AllReduceChooser chooser,
       long scratchBudgetBytes) {
-    String route = GpuPlanning.route(plan, routing);
-    if (route.equals("local")) {
+    RouteKind route = GpuPlanning.route(plan, routing);
+    if (route instanceof RouteKind.Local) {
       return new LocalRoute(g.done());
     }
-    if (route.equals("staged")) {
+    if (route instanceof RouteKind.Staged) {
       kernels.unload();
       StagedRoute staged =
           new StagedRoute(
@@ -89,7 +89,7 @@ final class CudaRoutes {
       return HierarchicalRoute.open(
           g, staged, plan, topology, routing, options, scratchBudgetBytes);
     }
-    boolean ringOnly = route.startsWith("ring");
+    boolean ringOnly = route instanceof RouteKind.PeerRing;
     int[] ring = plan.rings().get(0);
     // Every channel its own ring order where every peer's scratch is mapped; a ring-only group maps
     // only its first ring's successor (the others may need pairs without peer access).
@@ -119,7 +119,7 @@ final class CudaRoutes {
         ringKernels
             ? null
             : new CollectiveLauncher(rank, g.size(), g.timeout(), plan.wideChannels(), launcher);
-    PeerRoute flat = new PeerRoute(route, launcher, collectives, g.done());
+    PeerRoute flat = new PeerRoute(route.text(), launcher, collectives, g.done());
     if (!plan.uses(Algorithm.HIERARCHICAL)) {
       return flat;
     }

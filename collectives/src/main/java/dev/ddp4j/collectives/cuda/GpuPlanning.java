@@ -284,35 +284,21 @@ public final class GpuPlanning {
     return job.withPeerAccess(byDevice);
   }
 
-  /**
-   * How the group runs, from its plan and its pairs: {@code local} (one rank), {@code direct}
-   * (every pair has peer access: every kernel), {@code ring 0-2-1-3} (the ring kernels around the
-   * plan's first ring, every hop over IPC), {@code ring 0-1-2-3 (1->2, 3->0 via host memory)} (one
-   * host, the hops without peer access through host memory), or {@code staged} (ranks on several
-   * hosts with a hop between them: everything through the cpu backend).
-   */
-  static String route(Plan plan, PeerRouting routing) {
+  /** How the group runs, from its plan and its pairs (the kinds of {@link RouteKind}). */
+  static RouteKind route(Plan plan, PeerRouting routing) {
     int[] ring = plan.rings().get(0);
     if (plan.ranks() == 1) {
-      return "local";
+      return new RouteKind.Local();
     }
     if (plan.directOk()) {
-      return "direct";
+      return new RouteKind.Direct();
     }
     if (routing.peerRing(ring)) {
-      return "ring " + ringText(ring);
+      return new RouteKind.PeerRing(ring, null);
     }
     if (routing.oneHost()) {
-      return "ring " + ringText(ring) + " (" + routing.hostHopsOn(ring) + " via host memory)";
+      return new RouteKind.PeerRing(ring, routing.hostHopsOn(ring));
     }
-    return "staged";
-  }
-
-  private static String ringText(int[] ring) {
-    StringBuilder b = new StringBuilder();
-    for (int k = 0; k < ring.length; k++) {
-      b.append(k == 0 ? "" : "-").append(ring[k]);
-    }
-    return b.toString();
+    return new RouteKind.Staged();
   }
 }
