@@ -1,6 +1,7 @@
 package dev.ddp4j.collectives.cuda;
 
 import dev.ddp4j.DataType;
+import dev.ddp4j.collectives.plan.Algorithm;
 
 /**
  * Picks the kernel and launch shape for one all-reduce launch. {@link PlanChooser} is what a group
@@ -23,8 +24,8 @@ interface AllReduceChooser {
    */
   default AllReduceTuning chooseRing(long bytes, int ranks, DataType dataType) {
     AllReduceTuning c = choose(bytes, ranks, dataType);
-    return c.algorithm() == AllReduceAlgorithm.RING
+    return c.algorithm() == Algorithm.RING
         ? c
-        : PlanChooser.shape(AllReduceAlgorithm.RING, bytes, ranks, c.blocks());
+        : PlanChooser.shape(Algorithm.RING, bytes, ranks, c.blocks());
   }
 }

@@ -3,6 +3,7 @@ package dev.ddp4j.collectives.cuda;
 import dev.ddp4j.DataType;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.collectives.gpu.Cu;
+import dev.ddp4j.collectives.plan.Algorithm;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -26,8 +27,7 @@ final class AllReduceKernels {
   static final int THREADS = 512;
 
   private final CUmodule module = new CUmodule();
-  private final Map<AllReduceAlgorithm, CUfunction[][]> functions =
-      new EnumMap<>(AllReduceAlgorithm.class);
+  private final Map<Algorithm, CUfunction[][]> functions = new EnumMap<>(Algorithm.class);
 
   /** Ring reduce-scatter per dtype and op, {@code ddp4j_ringreducescatter_<dtype>_<op>}. */
   private final CUfunction[][] ringReduceScatter =
@@ -42,7 +42,7 @@ final class AllReduceKernels {
   /** Loads the module into the current context and resolves every kernel. */
   AllReduceKernels() {
     Cu.loadModule(module, RESOURCE);
-    for (AllReduceAlgorithm algo : AllReduceAlgorithm.values()) {
+    for (Algorithm algo : Algorithm.kernels()) {
       CUfunction[][] byType = new CUfunction[DataType.values().length][ReduceOp.values().length];
       for (DataType t : DataType.values()) {
         for (ReduceOp op : ReduceOp.values()) {
@@ -69,7 +69,7 @@ final class AllReduceKernels {
   }
 
   static String ringReduceScatterName(DataType t, ReduceOp op) {
-    return name(AllReduceAlgorithm.RING, t, op).replace("ddp4j_ring_", "ddp4j_ringreducescatter_");
+    return name(Algorithm.RING, t, op).replace("ddp4j_ring_", "ddp4j_ringreducescatter_");
   }
 
   CUfunction ringReduceScatter(DataType t, ReduceOp op) {
@@ -80,12 +80,26 @@ final class AllReduceKernels {
     return ringAllGather;
   }
 
-  static String name(AllReduceAlgorithm algo, DataType t, ReduceOp op) {
-    String o = op == ReduceOp.PRODUCT ? "prod" : op.name().toLowerCase(Locale.ROOT);
-    return "ddp4j_" + algo.kernelPrefix() + "_" + t.ncclName() + "_" + o;
+  /**
+   * The kernel family of {@code algo} in the fat binary's names ({@code
+   * ddp4j_<prefix>_<type>_<op>}); {@link Algorithm#COPYENGINE}'s kernel only reduces ({@code
+   * cereduce}): the copy engines move its data.
+   */
+  static String prefix(Algorithm algo) {
+    return switch (algo) {
+      case ONESHOT, TWOSHOT, LL, RING -> algo.id();
+      case COPYENGINE -> "cereduce";
+      case TREE, HIERARCHICAL ->
+          throw new IllegalArgumentException(algo.id() + " has no all-reduce kernel of its own");
+    };
   }
 
-  CUfunction get(AllReduceAlgorithm algo, DataType t, ReduceOp op) {
+  static String name(Algorithm algo, DataType t, ReduceOp op) {
+    String o = op == ReduceOp.PRODUCT ? "prod" : op.name().toLowerCase(Locale.ROOT);
+    return "ddp4j_" + prefix(algo) + "_" + t.ncclName() + "_" + o;
+  }
+
+  CUfunction get(Algorithm algo, DataType t, ReduceOp op) {
     return functions.get(algo)[t.ordinal()][op.ordinal()];
   }
 
@@ -98,12 +112,12 @@ final class AllReduceKernels {
    * broadcast with the ring) that one SM keeps resident at once, the least over them: what bounds a
    * spinning kernel's grid, whose blocks wait on each other's flags and so must all run together.
    */
-  int residentBlocksPerSm(AllReduceAlgorithm algo) {
+  int residentBlocksPerSm(Algorithm algo) {
     List<CUfunction> fs = new ArrayList<>();
     for (CUfunction[] byOp : functions.get(algo)) {
       fs.addAll(List.of(byOp));
     }
-    if (algo == AllReduceAlgorithm.RING) {
+    if (algo == Algorithm.RING) {
       for (CUfunction[] byOp : ringReduceScatter) {
         fs.addAll(List.of(byOp));
       }

@@ -5,6 +5,7 @@ import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.Store;
 import dev.ddp4j.collectives.gpu.Cu;
+import dev.ddp4j.collectives.plan.Algorithm;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
@@ -207,12 +208,12 @@ final class AllReduceLauncher implements AutoCloseable {
           ringOnly
               ? chooser.chooseRing(t.bytesFor(n), size, t)
               : chooser.choose(t.bytesFor(n), size, t);
-      if (tuning.algorithm() == AllReduceAlgorithm.RING) {
+      if (tuning.algorithm() == Algorithm.RING) {
         n = Math.min(n, ringElems);
         tuning = tuning.fitRingFlags(t.bytesFor(n), size);
       }
       long seq = nextSeq();
-      if (tuning.algorithm() == AllReduceAlgorithm.COPY_ENGINE) {
+      if (tuning.algorithm() == Algorithm.COPYENGINE) {
         queueCopies(seq, tuning, in, done, n, stream);
       }
       launch(seq, tuning, kernels.get(tuning.algorithm(), t, op), in, out, done, n, stream);

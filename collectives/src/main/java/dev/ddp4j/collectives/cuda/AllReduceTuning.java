@@ -1,10 +1,12 @@
 package dev.ddp4j.collectives.cuda;
 
+import dev.ddp4j.collectives.plan.Algorithm;
+
 /**
  * How one kernel launch runs: which algorithm, how many blocks (one-shot: pusher blocks, the grid
  * is twice that; two-shot and ring: the grid) and the pipeline step per block (one-shot, ring).
  */
-record AllReduceTuning(AllReduceAlgorithm algorithm, int blocks, long stepBytes) {
+record AllReduceTuning(Algorithm algorithm, int blocks, long stepBytes) {
 
   public AllReduceTuning {
     if (blocks < 1 || blocks > ScratchLayout.MAX_BLOCKS / 2) {
@@ -23,7 +25,7 @@ record AllReduceTuning(AllReduceAlgorithm algorithm, int blocks, long stepBytes)
 
   /** The grid size of the launch. */
   int gridBlocks() {
-    return algorithm == AllReduceAlgorithm.ONESHOT ? 2 * blocks : blocks;
+    return algorithm == Algorithm.ONESHOT ? 2 * blocks : blocks;
   }
 
   /**

@@ -14,6 +14,7 @@ import dev.ddp4j.collectives.gpu.DeviceBuffers;
 import dev.ddp4j.collectives.gpu.DeviceGroup;
 import dev.ddp4j.collectives.gpu.EventPool;
 import dev.ddp4j.collectives.log.DebugLog;
+import dev.ddp4j.collectives.plan.Algorithm;
 import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.plan.PlanAgreement;
 import dev.ddp4j.collectives.plan.PlannerOptions;
@@ -300,9 +301,9 @@ public final class CudaProcessGroup implements DeviceGroup {
   }
 
   /** Resident blocks of each kernel family on the whole GPU (its SMs). */
-  private static Map<AllReduceAlgorithm, Long> residentBlocks(AllReduceKernels k, int sms) {
-    Map<AllReduceAlgorithm, Long> out = new java.util.EnumMap<>(AllReduceAlgorithm.class);
-    for (AllReduceAlgorithm a : AllReduceAlgorithm.values()) {
+  private static Map<Algorithm, Long> residentBlocks(AllReduceKernels k, int sms) {
+    Map<Algorithm, Long> out = new java.util.EnumMap<>(Algorithm.class);
+    for (Algorithm a : Algorithm.kernels()) {
       out.put(a, (long) k.residentBlocksPerSm(a) * sms);
     }
     return out;

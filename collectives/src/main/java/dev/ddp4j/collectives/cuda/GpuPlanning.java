@@ -168,11 +168,11 @@ public final class GpuPlanning {
    * @throws ConfigException where the GPU cannot keep even one channel of every sharing rank
    *     resident (their kernels would wait forever on blocks that never run), naming the fix
    */
-  static int residentChannels(Map<AllReduceAlgorithm, Long> residentBlocks, int ranksOnGpu) {
+  static int residentChannels(Map<Algorithm, Long> residentBlocks, int ranksOnGpu) {
     long cap = PlannerOptions.DEFAULT_MAX_CHANNELS_GPU;
     int ranks = Math.max(1, ranksOnGpu);
-    for (Map.Entry<AllReduceAlgorithm, Long> e : residentBlocks.entrySet()) {
-      int perChannel = e.getKey() == AllReduceAlgorithm.ONESHOT ? 2 : 1;
+    for (Map.Entry<Algorithm, Long> e : residentBlocks.entrySet()) {
+      int perChannel = e.getKey() == Algorithm.ONESHOT ? 2 : 1;
       long channels = e.getValue() / ((long) perChannel * ranks);
       if (channels < 1) {
         throw new ConfigException(
@@ -180,7 +180,7 @@ public final class GpuPlanning {
                 + " ranks share one GPU, which keeps "
                 + e.getValue()
                 + " blocks of the "
-                + e.getKey().kernelPrefix()
+                + AllReduceKernels.prefix(e.getKey())
                 + " kernels resident at once, fewer than the "
                 + (long) perChannel * ranks
                 + " their spinning kernels need together ("

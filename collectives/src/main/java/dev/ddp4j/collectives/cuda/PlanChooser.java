@@ -40,7 +40,7 @@ final class PlanChooser implements AllReduceChooser {
 
   @Override
   public AllReduceTuning chooseRing(long bytes, int ranks, DataType dataType) {
-    return shape(AllReduceAlgorithm.RING, bytes, ranks, plan.rings().size());
+    return shape(Algorithm.RING, bytes, ranks, plan.rings().size());
   }
 
   /** The most blocks a launch of {@code bytes} may use under the plan. */
@@ -56,19 +56,13 @@ final class PlanChooser implements AllReduceChooser {
    * ScratchLayout#LL_MAX_BYTES} a launch; a larger launch of an LL size runs one-shot, the same
    * data movement.
    */
-  static AllReduceAlgorithm kernelOf(Algorithm a, long launchBytes) {
+  static Algorithm kernelOf(Algorithm a, long launchBytes) {
     return switch (a) {
-      case RING -> AllReduceAlgorithm.RING;
-      case ONESHOT -> AllReduceAlgorithm.ONESHOT;
-      case TWOSHOT -> AllReduceAlgorithm.TWOSHOT;
-      case LL ->
-          launchBytes <= ScratchLayout.LL_MAX_BYTES
-              ? AllReduceAlgorithm.LL
-              : AllReduceAlgorithm.ONESHOT;
-      case COPYENGINE -> AllReduceAlgorithm.COPY_ENGINE;
+      case RING, ONESHOT, TWOSHOT, COPYENGINE -> a;
+      case LL -> launchBytes <= ScratchLayout.LL_MAX_BYTES ? Algorithm.LL : Algorithm.ONESHOT;
       // The hierarchical route runs whole messages of its sizes; a launch of such a size inside
       // another message (a piece of a larger one, a barrier) takes the ring, its flat road.
-      case HIERARCHICAL -> AllReduceAlgorithm.RING;
+      case HIERARCHICAL -> Algorithm.RING;
       case TREE ->
           throw new IllegalArgumentException(
               a.id() + " has no cuda kernel (the cuda executor runs " + Algorithm.onCuda() + ")");
@@ -76,13 +70,12 @@ final class PlanChooser implements AllReduceChooser {
   }
 
   /** The launch shape of {@code algo} for {@code bytes}: blocks by bytes per rank. */
-  public static AllReduceTuning shape(
-      AllReduceAlgorithm algo, long bytes, int ranks, int maxBlocks) {
+  public static AllReduceTuning shape(Algorithm algo, long bytes, int ranks, int maxBlocks) {
     int cap = Math.max(1, Math.min(maxBlocks, ScratchLayout.MAX_BLOCKS / 2));
-    if (algo == AllReduceAlgorithm.COPY_ENGINE) {
+    if (algo == Algorithm.COPYENGINE) {
       return new AllReduceTuning(algo, cap, COPY_ENGINE_CHUNK_BYTES);
     }
-    if (algo == AllReduceAlgorithm.LL) {
+    if (algo == Algorithm.LL) {
       long units = (bytes + 7) / 8;
       int blocks =
           (int)
@@ -92,9 +85,7 @@ final class PlanChooser implements AllReduceChooser {
       return new AllReduceTuning(algo, blocks, 16);
     }
     long perRank =
-        algo == AllReduceAlgorithm.TWOSHOT || algo == AllReduceAlgorithm.RING
-            ? (bytes + ranks - 1) / ranks
-            : bytes;
+        algo == Algorithm.TWOSHOT || algo == Algorithm.RING ? (bytes + ranks - 1) / ranks : bytes;
     int blocks =
         (int) Math.max(1, Math.min(cap, (perRank + BYTES_PER_BLOCK - 1) / BYTES_PER_BLOCK));
     return new AllReduceTuning(algo, blocks, STEP_BYTES);

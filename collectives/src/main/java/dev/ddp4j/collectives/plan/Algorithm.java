@@ -44,6 +44,14 @@ public enum Algorithm {
   }
 
   /**
+   * The algorithms with an all-reduce kernel of their own in the cuda executor's fat binary; the
+   * hierarchical all-reduce is composed of the ring kernels.
+   */
+  public static Set<Algorithm> kernels() {
+    return EnumSet.of(RING, ONESHOT, TWOSHOT, LL, COPYENGINE);
+  }
+
+  /**
    * What the planner may choose on its own for a cuda group: every kernel adds the ranks' inputs in
    * rank order, so one-shot and LL give every rank the same bits at any rank count; the copy engine
    * only when forced (see {@link #COPYENGINE}).

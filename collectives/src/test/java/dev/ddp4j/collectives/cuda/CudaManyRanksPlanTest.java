@@ -30,12 +30,12 @@ import org.junit.jupiter.api.Test;
 class CudaManyRanksPlanTest {
 
   /** One H200: 132 SMs, 2 resident blocks each of the one-shot kernels, 1 of the ring's. */
-  private static final Map<AllReduceAlgorithm, Long> H200 =
+  private static final Map<Algorithm, Long> H200 =
       Map.of(
-          AllReduceAlgorithm.ONESHOT, 264L,
-          AllReduceAlgorithm.TWOSHOT, 264L,
-          AllReduceAlgorithm.LL, 264L,
-          AllReduceAlgorithm.RING, 132L);
+          Algorithm.ONESHOT, 264L,
+          Algorithm.TWOSHOT, 264L,
+          Algorithm.LL, 264L,
+          Algorithm.RING, 132L);
 
   private static int[] identity(int n) {
     int[] d = new int[n];
@@ -127,8 +127,7 @@ class CudaManyRanksPlanTest {
   @Test
   void shouldRefuseMoreRanksOnAGpuThanItKeepsBlocksOfTheirKernelsResident() {
     // A 20-SM GPU keeping one ring block per SM: 32 sharing ranks would spin on blocks never run.
-    Map<AllReduceAlgorithm, Long> small =
-        Map.of(AllReduceAlgorithm.ONESHOT, 80L, AllReduceAlgorithm.RING, 20L);
+    Map<Algorithm, Long> small = Map.of(Algorithm.ONESHOT, 80L, Algorithm.RING, 20L);
     assertThat(GpuPlanning.residentChannels(small, 20)).isEqualTo(1);
     assertThatThrownBy(() -> GpuPlanning.residentChannels(small, 32))
         .isInstanceOf(ConfigException.class)
@@ -151,17 +150,13 @@ class CudaManyRanksPlanTest {
     PlanChooser chooser = new PlanChooser(p);
     for (Prediction row : p.table()) {
       AllReduceTuning t = chooser.choose(row.bytes(), 32, DataType.FLOAT32);
-      long resident =
-          H200.get(
-              t.algorithm() == AllReduceAlgorithm.ONESHOT
-                  ? t.algorithm()
-                  : AllReduceAlgorithm.RING);
+      long resident = H200.get(t.algorithm() == Algorithm.ONESHOT ? t.algorithm() : Algorithm.RING);
       assertThat(32L * t.gridBlocks())
           .as("%s at %d B", t, row.bytes())
           .isLessThanOrEqualTo(resident);
     }
     AllReduceTuning ring = chooser.chooseRing(1L << 30, 32, DataType.FLOAT32);
-    assertThat(32L * ring.gridBlocks()).isLessThanOrEqualTo(H200.get(AllReduceAlgorithm.RING));
+    assertThat(32L * ring.gridBlocks()).isLessThanOrEqualTo(H200.get(Algorithm.RING));
     assertSchedulesCheck(p);
     assertSchedulesCheck(plan(GpuPlanning.sharedGpus(32), Map.of("DDP4J_ALGO", "ring"), cap));
   }

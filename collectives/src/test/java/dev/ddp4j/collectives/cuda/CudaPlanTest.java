@@ -248,8 +248,7 @@ class CudaPlanTest {
 
   @Test
   void shouldBoundTheChannelsByWhatEveryRankSharingAGpuKeepsResident() {
-    Map<AllReduceAlgorithm, Long> h200 =
-        Map.of(AllReduceAlgorithm.ONESHOT, 264L, AllReduceAlgorithm.RING, 132L);
+    Map<Algorithm, Long> h200 = Map.of(Algorithm.ONESHOT, 264L, Algorithm.RING, 132L);
     // 132 SMs x 2 resident one-shot blocks, one rank per GPU: 64 channels (the default bound).
     assertThat(GpuPlanning.residentChannels(h200, 1)).isEqualTo(64);
     // 8 ranks under MPS on one GPU: 16 one-shot channels, 32 blocks each, 256 resident in all.

@@ -3,6 +3,7 @@ package dev.ddp4j.collectives.cuda;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ddp4j.collectives.gpu.FatBinaryArchitectures;
+import dev.ddp4j.collectives.plan.Algorithm;
 import dev.ddp4j.testing.KernelBinaries;
 import org.junit.jupiter.api.Test;
 
@@ -57,7 +58,7 @@ class KernelBinaryTest {
   void shouldDefineEveryKernelTheBackendLooksUp() throws Exception {
     // The fat binary embeds the PTX, whose .entry lines name every kernel.
     String image = KernelBinaries.text(AllReduceKernels.RESOURCE);
-    for (AllReduceAlgorithm a : AllReduceAlgorithm.values()) {
+    for (Algorithm a : Algorithm.kernels()) {
       for (dev.ddp4j.DataType t : dev.ddp4j.DataType.values()) {
         for (dev.ddp4j.ReduceOp op : dev.ddp4j.ReduceOp.values()) {
           assertThat(image).contains(AllReduceKernels.name(a, t, op));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ddp4j.ConfigException;
+import dev.ddp4j.collectives.plan.Algorithm;
 import dev.ddp4j.testing.KernelBinaries;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -131,7 +132,7 @@ class ScratchLayoutTest {
   void shouldKeepA32RankRingsStepsInsideTheFlagWord() {
     // 2(n - 1) steps x pieces must stay below 2^16, whatever step a harness forces.
     long bytes = 32 * (3 * MIB - AllReduceLauncher.RING_SLOT_SLACK_BYTES);
-    AllReduceTuning t = new AllReduceTuning(AllReduceAlgorithm.RING, 1, 16).fitRingFlags(bytes, 32);
+    AllReduceTuning t = new AllReduceTuning(Algorithm.RING, 1, 16).fitRingFlags(bytes, 32);
     long slice = bytes / 32 + 16;
     long pieces = (slice + t.stepBytes() - 1) / t.stepBytes();
     assertThat(2L * 31 * pieces).isLessThanOrEqualTo(ScratchLayout.MAX_STEPS);

@@ -3,6 +3,7 @@ package dev.ddp4j.collectives.cuda;
 import dev.ddp4j.DataType;
 import dev.ddp4j.Store;
 import dev.ddp4j.WorkerEnvironment;
+import dev.ddp4j.collectives.plan.Algorithm;
 import java.time.Duration;
 
 /**
@@ -39,7 +40,7 @@ public final class SwitchableChooser implements AllReduceChooser {
   /** Sets the variant: {@code auto}, {@code oneshot}, {@code twoshot}, with optional overrides. */
   public void set(String variant) {
     String[] parts = variant.split(":");
-    AllReduceAlgorithm algo = parts[0].equals("auto") ? null : AllReduceAlgorithm.parse(parts[0]);
+    Algorithm algo = parts[0].equals("auto") ? null : Algorithm.parse(parts[0]);
     int blocks = -1;
     long step = -1;
     for (int i = 1; i < parts.length; i++) {
@@ -56,8 +57,8 @@ public final class SwitchableChooser implements AllReduceChooser {
             ? plan
             : (bytes, ranks, t) ->
                 PlanChooser.shape(
-                    algo == AllReduceAlgorithm.LL && bytes > ScratchLayout.LL_MAX_BYTES
-                        ? AllReduceAlgorithm.ONESHOT
+                    algo == Algorithm.LL && bytes > ScratchLayout.LL_MAX_BYTES
+                        ? Algorithm.ONESHOT
                         : algo,
                     bytes,
                     ranks,
