@@ -326,7 +326,7 @@ final class StagedPath {
     Cu.check(JCudaDriver.cuStreamWaitEvent(stream, join, 0), "cuStreamWaitEvent (join)");
     CUevent done = events.take();
     Cu.check(JCudaDriver.cuEventRecord(done, stream), "cuEventRecord");
-    w.attach(new CudaWork(w.sequenceNumber(), w::what, timeout, context, events, done));
+    w.attach(new CudaWork(w.sequenceNumber(), w::what, timeout, context, events, done, null));
     if (stalls != null) {
       stalls.issued(w, w::what);
     }
