@@ -3,6 +3,7 @@ package dev.ddp4j.collectives.cuda;
 import dev.ddp4j.Store;
 import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.gpu.GroupDevice;
+import dev.ddp4j.collectives.gpu.GroupRank;
 import dev.ddp4j.collectives.gpu.StreamOrder;
 import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.plan.PlanAgreement;
@@ -30,10 +31,7 @@ final class CudaGroupSetup {
 
   /** What a cuda group is made of; {@code works} already ends the route's collectives. */
   record Parts(
-      WorkerEnvironment worker,
-      Store store,
-      Duration timeout,
-      GroupDevice gpu,
+      GroupRank member,
       StreamOrder order,
       String prefix,
       StallInspector stalls,
@@ -52,9 +50,9 @@ final class CudaGroupSetup {
       Duration timeout,
       AllReduceChooser chooser,
       long scratchBudgetBytes) {
+    PeerAccessSettings access = PeerAccessSettings.fromEnvironment(System.getenv());
     int rank = worker.rank();
     int size = worker.worldSize();
-    PeerAccessSettings access = PeerAccessSettings.fromEnvironment(System.getenv());
     boolean shareGpus = CudaSettings.shareGpus();
     int gpus =
         GroupDevice.requireGpuOf(worker, shareGpus, "the cuda backend runs one process per GPU");
@@ -162,7 +160,14 @@ final class CudaGroupSetup {
       RouteLog.logBetweenHosts(agreed.topology(), plan, rank, inter.why());
     }
     return new Parts(
-        worker, store, timeout, gpu, order, prefix, stalls, works, plan, planChooser, route);
+        new GroupRank(rank, size, store, timeout),
+        order,
+        prefix,
+        stalls,
+        works,
+        plan,
+        planChooser,
+        route);
   }
 
   /** Resident blocks of each kernel family on the whole GPU (its SMs). */

@@ -59,14 +59,7 @@ public final class CudaProcessGroup extends StreamOrderedGroup {
   private final StallInspector stalls;
 
   private CudaProcessGroup(CudaGroupSetup.Parts parts) {
-    super(
-        "cuda",
-        parts.worker().rank(),
-        parts.worker().worldSize(),
-        parts.store(),
-        parts.timeout(),
-        parts.gpu(),
-        parts.order());
+    super("cuda", parts.member(), parts.order());
     this.prefix = parts.prefix();
     this.route = parts.route();
     this.works = parts.works();

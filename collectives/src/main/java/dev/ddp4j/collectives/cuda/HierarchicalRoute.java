@@ -417,15 +417,7 @@ final class HierarchicalRoute implements CudaRoute {
   public List<RuntimeException> close() {
     List<RuntimeException> errors = new ArrayList<>(flat.close());
     errors.addAll(column.close());
-    for (AutoCloseable c : List.<AutoCloseable>of(island, islandLauncher)) {
-      try {
-        c.close();
-      } catch (RuntimeException e) {
-        errors.add(e);
-      } catch (Exception e) {
-        errors.add(new RuntimeException(e));
-      }
-    }
+    errors.addAll(CloseSteps.each(island, islandLauncher));
     JCudaDriver.cuMemFree(tail);
     JCudaDriver.cuStreamDestroy(columnStream);
     for (CUevent e : List.of(scattered, reduced[0], reduced[1])) {

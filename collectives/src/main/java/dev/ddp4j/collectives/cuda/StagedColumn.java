@@ -63,11 +63,6 @@ final class StagedColumn implements ColumnPath {
   }
 
   @Override
-  public long deviceBytes() {
-    return 0;
-  }
-
-  @Override
   public DdpException failure() {
     if (failure != null) {
       return failure;

@@ -417,13 +417,7 @@ final class StagedPath {
                   + " s; their pinned memory is left allocated",
               0));
     }
-    for (ProcessGroup host : hosts) {
-      try {
-        host.close();
-      } catch (RuntimeException e) {
-        errors.add(e);
-      }
-    }
+    errors.addAll(CloseSteps.each(hosts));
     return errors;
   }
 

@@ -15,31 +15,22 @@ import jcuda.driver.JCudaDriver;
  * What a device group holds on its GPU: the device's primary context (retained, so shared with the
  * runtime API and ND4J), the event pool of its works, and an internal stream with a zeroed int, the
  * word its barrier reduces. Opened once per group, released when the group closes.
+ *
+ * @param index the CUDA device ordinal
+ * @param events the pool the group's works take their events from
+ * @param internalStream the stream of the group's barriers, which no caller's buffer names
+ * @param barrierWordPointer the int a barrier reduces ({@link #barrierWord()})
  */
-public final class GroupDevice {
+public record GroupDevice(
+    int index,
+    CUdevice device,
+    CUcontext context,
+    EventPool events,
+    CUstream internalStream,
+    CUdeviceptr barrierWordPointer) {
 
   /** Device memory the barrier word takes (an int, padded). */
   public static final long BARRIER_BYTES = 16;
-
-  private final int index;
-  private final CUdevice device;
-  private final CUcontext context;
-  private final EventPool events = new EventPool();
-  private final CUstream internalStream;
-  private final CUdeviceptr barrierWord;
-
-  private GroupDevice(
-      int index,
-      CUdevice device,
-      CUcontext context,
-      CUstream internalStream,
-      CUdeviceptr barrierWord) {
-    this.index = index;
-    this.device = device;
-    this.context = context;
-    this.internalStream = internalStream;
-    this.barrierWord = barrierWord;
-  }
 
   /**
    * Initialises the driver and counts the GPUs this process sees; refuses a worker whose {@code
@@ -92,7 +83,7 @@ public final class GroupDevice {
       Cu.check(JCudaDriver.cuMemAlloc(word, BARRIER_BYTES), "cuMemAlloc of the barrier word");
       wordMade = true;
       Cu.check(JCudaDriver.cuMemsetD8(word, (byte) 0, BARRIER_BYTES), "cuMemsetD8");
-      return new GroupDevice(index, device, context, stream, word);
+      return new GroupDevice(index, device, context, new EventPool(), stream, word);
     } catch (RuntimeException | Error e) {
       if (wordMade) {
         JCudaDriver.cuMemFree(word);
@@ -105,33 +96,10 @@ public final class GroupDevice {
     }
   }
 
-  /** The CUDA device ordinal. */
-  public int index() {
-    return index;
-  }
-
-  public CUdevice device() {
-    return device;
-  }
-
-  public CUcontext context() {
-    return context;
-  }
-
-  /** The pool the group's works take their events from. */
-  public EventPool events() {
-    return events;
-  }
-
-  /** The stream of the group's barriers, which no caller's buffer names. */
-  public CUstream internalStream() {
-    return internalStream;
-  }
-
   /** The int a barrier reduces, on the internal stream. */
   public DeviceBuffer barrierWord() {
     return new DeviceBuffer(
-        Cu.address(barrierWord), index, Cu.handle(internalStream), 1, DataType.INT32);
+        Cu.address(barrierWordPointer), index, Cu.handle(internalStream), 1, DataType.INT32);
   }
 
   /** Makes the context current on the calling thread (a close may run on any thread). */
@@ -144,7 +112,7 @@ public final class GroupDevice {
    * needs the context current and nothing left queued on the internal stream.
    */
   public void release() {
-    JCudaDriver.cuMemFree(barrierWord);
+    JCudaDriver.cuMemFree(barrierWordPointer);
     JCudaDriver.cuStreamDestroy(internalStream);
     events.destroy();
     JCudaDriver.cuDevicePrimaryCtxRelease(device);

@@ -34,6 +34,11 @@ public final class StreamOrder {
     this.timeout = timeout;
   }
 
+  /** The GPU the collectives run on. */
+  public GroupDevice gpu() {
+    return gpu;
+  }
+
   /** Notes that the calling thread has the context current already (it just made it so). */
   public void contextCurrentHere() {
     contextThread = Thread.currentThread();

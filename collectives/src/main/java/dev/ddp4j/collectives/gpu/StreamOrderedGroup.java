@@ -28,59 +28,52 @@ public abstract class StreamOrderedGroup implements DeviceGroup {
 
   /**
    * @param backend the backend's name ({@code cuda}, {@code nccl}), for messages
-   * @param gpu this rank's GPU, which the group owns from now on
-   * @param order the order of the group's collectives, over {@code gpu}
+   * @param order the order of the group's collectives, over this rank's GPU, which the group owns
+   *     from now on
    */
-  protected StreamOrderedGroup(
-      String backend,
-      int rank,
-      int size,
-      Store store,
-      Duration timeout,
-      GroupDevice gpu,
-      StreamOrder order) {
+  protected StreamOrderedGroup(String backend, GroupRank member, StreamOrder order) {
     this.backend = backend;
-    this.rank = rank;
-    this.size = size;
-    this.store = store;
-    this.timeout = timeout;
-    this.gpu = gpu;
+    this.rank = member.rank();
+    this.size = member.size();
+    this.store = member.store();
+    this.timeout = member.timeout();
+    this.gpu = order.gpu();
     this.order = order;
   }
 
   @Override
-  public final int deviceIndex() {
+  public int deviceIndex() {
     return gpu.index();
   }
 
   /** The primary context of this group's device, which callers' buffers live in. */
   @Override
-  public final CUcontext context() {
+  public CUcontext context() {
     return gpu.context();
   }
 
   @Override
-  public final int rank() {
+  public int rank() {
     return rank;
   }
 
   @Override
-  public final int size() {
+  public int size() {
     return size;
   }
 
   @Override
-  public final String backend() {
+  public String backend() {
     return backend;
   }
 
   @Override
-  public final Duration timeout() {
+  public Duration timeout() {
     return timeout;
   }
 
   @Override
-  public final Store store() {
+  public Store store() {
     return store;
   }
 

@@ -13,6 +13,7 @@ import dev.ddp4j.collectives.gpu.Cu;
 import dev.ddp4j.collectives.gpu.CudaWork;
 import dev.ddp4j.collectives.gpu.DeviceBuffers;
 import dev.ddp4j.collectives.gpu.GroupDevice;
+import dev.ddp4j.collectives.gpu.GroupRank;
 import dev.ddp4j.collectives.gpu.StreamOrder;
 import dev.ddp4j.collectives.gpu.StreamOrderedGroup;
 import dev.ddp4j.collectives.log.DebugLog;
@@ -64,7 +65,7 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
       Store store,
       Duration timeout,
       BooleanSupplier peerGaveUp) {
-    super("nccl", rank, size, store, timeout, gpu, new StreamOrder(gpu, timeout));
+    super("nccl", new GroupRank(rank, size, store, timeout), new StreamOrder(gpu, timeout));
     this.log = new DebugLog(System.getenv(), rank);
     try {
       // NCCL finds its GPU through the runtime API, which takes the context current here.

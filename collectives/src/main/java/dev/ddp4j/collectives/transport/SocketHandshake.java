@@ -100,6 +100,12 @@ final class SocketHandshake {
               });
     }
 
+    /** This rank could not reach {@code peer}: {@code why}. */
+    DdpException cannotConnect(String why, Throwable cause) {
+      return new DdpException(
+          "rank " + rank + " cannot connect to rank " + peer + " at " + addr + ": " + why, cause);
+    }
+
     /** The connection closed: a handshake still waiting for the challenge fails. */
     void closed() {
       challenge.completeExceptionally(
@@ -119,16 +125,11 @@ final class SocketHandshake {
         c = challenge.get(Math.min(timeout.toMillis(), 30_000), TimeUnit.MILLISECONDS);
       } catch (ExecutionException | TimeoutException e) {
         ch.close();
-        throw new DdpException(
-            "rank "
-                + rank
-                + " cannot connect to rank "
-                + peer
-                + " at "
-                + addr
-                + ": no handshake came back ("
+        throw cannotConnect(
+            "no handshake came back ("
                 + (e.getCause() != null ? e.getCause().getMessage() : "timed out")
-                + "); is a ddp4j rank of this job listening there?");
+                + "); is a ddp4j rank of this job listening there?",
+            null);
       }
       byte[] peerNonce = new byte[LinkAuth.NONCE_BYTES];
       byte[] peerProof = new byte[LinkAuth.PROOF_BYTES];

@@ -223,16 +223,7 @@ final class SocketLinks implements AutoCloseable {
             .connect(target)
             .await();
     if (!future.isSuccess()) {
-      throw new DdpException(
-          "rank "
-              + rank
-              + " cannot connect to rank "
-              + peer
-              + " at "
-              + addr
-              + ": "
-              + future.cause(),
-          future.cause());
+      throw dialer.cannotConnect(String.valueOf(future.cause()), future.cause());
     }
     return dialer.complete(future.channel(), timeout);
   }
