@@ -6,11 +6,8 @@ import dev.ddp4j.ReduceOp;
 import dev.ddp4j.Store;
 import dev.ddp4j.collectives.gpu.Cu;
 import dev.ddp4j.collectives.plan.Algorithm;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.List;
-import jcuda.Pointer;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
@@ -34,7 +31,7 @@ final class AllReduceLauncher implements AutoCloseable {
    * The kernels' Params (ddp4j_allreduce.cu, whose static_asserts hold the same numbers): 12 words,
    * the scratch bases, the number of ring orders, then the orders, a byte a position.
    */
-  static final int SCRATCH_OFFSET = 96;
+  static final int SCRATCH_OFFSET = KernelParams.SCRATCH_OFFSET;
 
   static final int NRINGS_OFFSET = SCRATCH_OFFSET + 8 * ScratchLayout.MAX_RANKS;
   static final int RINGS_OFFSET = NRINGS_OFFSET + 8;
@@ -60,17 +57,8 @@ final class AllReduceLauncher implements AutoCloseable {
   /** Every launch runs the ring: pairs off the ring have no peer access (nor mapped scratch). */
   private final boolean ringOnly;
 
-  /** The kernels' Params struct as 64-bit words in native order, read by the driver per launch. */
-  private final ByteBuffer params =
-      ByteBuffer.allocateDirect(PARAM_BYTES).order(ByteOrder.nativeOrder());
-
-  private final Pointer kernelParams = Pointer.to(Pointer.to(params));
-
-  /** Launch through {@link DirectLaunch} (JNA) where it loads: cheaper per call than JCuda. */
-  private final boolean directLaunch = DirectLaunch.available();
-
-  private final ByteBuffer paramArray = directLaunch ? DirectLaunch.paramArray(params) : null;
-  private final long paramArrayAddress = directLaunch ? DirectLaunch.address(paramArray) : 0;
+  /** The kernels' Params struct, read by the driver per launch. */
+  private final KernelParams params = new KernelParams(PARAM_BYTES);
 
   /** Where the copy-engine algorithm queues its peer copies and flag writes. */
   private final CUstream copyStream = new CUstream();
@@ -99,9 +87,9 @@ final class AllReduceLauncher implements AutoCloseable {
     this.chooser = chooser;
     this.ringOnly = ringOnly;
     // The orders are the group's for its lifetime: written once, every launch passes them on.
-    params.putLong(NRINGS_OFFSET, rings.size());
+    params.buffer().putLong(NRINGS_OFFSET, rings.size());
     for (int o = 0; o < rings.size(); o++) {
-      params.put(RINGS_OFFSET + o * ScratchLayout.MAX_RANKS, PeerRing.pack(rings.get(o)));
+      params.buffer().put(RINGS_OFFSET + o * ScratchLayout.MAX_RANKS, PeerRing.pack(rings.get(o)));
     }
   }
 
@@ -352,41 +340,20 @@ final class AllReduceLauncher implements AutoCloseable {
       long strideElems,
       int root,
       CUstream stream) {
-    params.putLong(0, inPointer);
-    params.putLong(8, outPointer);
-    params.putLong(16, count);
-    params.putLong(24, seq);
-    params.putLong(32, rank);
-    params.putLong(40, size);
-    params.putLong(48, scratch.layout().slotBytes());
-    params.putLong(56, tuning.stepBytes());
-    params.putLong(64, tuning.blocks());
-    params.putLong(72, timeoutNs);
-    params.putLong(80, strideElems);
-    params.putLong(88, root);
-    for (int r = 0; r < size; r++) {
-      params.putLong(SCRATCH_OFFSET + 8 * r, scratch.base(r));
-    }
-    int rc =
-        directLaunch
-            ? DirectLaunch.launch(
-                DirectLaunch.handle(f),
-                tuning.gridBlocks(),
-                AllReduceKernels.THREADS,
-                Cu.handle(stream),
-                paramArrayAddress)
-            : JCudaDriver.cuLaunchKernel(
-                f,
-                tuning.gridBlocks(),
-                1,
-                1,
-                AllReduceKernels.THREADS,
-                1,
-                1,
-                0,
-                stream,
-                kernelParams,
-                null);
+    params.fill(
+        inPointer,
+        outPointer,
+        count,
+        seq,
+        rank,
+        size,
+        tuning.stepBytes(),
+        tuning.blocks(),
+        timeoutNs,
+        strideElems,
+        root,
+        scratch);
+    int rc = params.launch(f, tuning.gridBlocks(), stream);
     if (rc != 0) {
       Cu.check(rc, "cuLaunchKernel " + tuning);
     }

@@ -4,11 +4,8 @@ import dev.ddp4j.DataType;
 import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.collectives.gpu.Cu;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.Locale;
-import jcuda.Pointer;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
@@ -43,14 +40,8 @@ final class CollectiveLauncher implements AutoCloseable {
   private final CUfunction allGather;
   private final CUfunction broadcast;
 
-  /** The kernels' Params struct as 64-bit words in native order, read by the driver per launch. */
-  private final ByteBuffer params =
-      ByteBuffer.allocateDirect(PARAM_BYTES).order(ByteOrder.nativeOrder());
-
-  private final Pointer kernelParams = Pointer.to(Pointer.to(params));
-  private final boolean directLaunch = DirectLaunch.available();
-  private final ByteBuffer paramArray = directLaunch ? DirectLaunch.paramArray(params) : null;
-  private final long paramArrayAddress = directLaunch ? DirectLaunch.address(paramArray) : 0;
+  /** The kernels' Params struct, read by the driver per launch. */
+  private final KernelParams params = new KernelParams(PARAM_BYTES);
 
   /**
    * Loads the kernels into the current context; launches go over {@code allReduce}'s scratch.
@@ -135,31 +126,20 @@ final class CollectiveLauncher implements AutoCloseable {
       long pushBytes,
       CUstream stream) {
     int blocks = blocksFor(pushBytes, maxBlocks);
-    params.putLong(0, in);
-    params.putLong(8, out);
-    params.putLong(16, count);
-    params.putLong(24, allReduce.nextSeq());
-    params.putLong(32, rank);
-    params.putLong(40, size);
-    params.putLong(48, scratch.layout().slotBytes());
-    params.putLong(56, PlanChooser.STEP_BYTES);
-    params.putLong(64, blocks);
-    params.putLong(72, timeoutNs);
-    params.putLong(80, stride);
-    params.putLong(88, root);
-    for (int r = 0; r < size; r++) {
-      params.putLong(AllReduceLauncher.SCRATCH_OFFSET + 8 * r, scratch.base(r));
-    }
-    int rc =
-        directLaunch
-            ? DirectLaunch.launch(
-                DirectLaunch.handle(f),
-                2 * blocks,
-                AllReduceKernels.THREADS,
-                Cu.handle(stream),
-                paramArrayAddress)
-            : JCudaDriver.cuLaunchKernel(
-                f, 2 * blocks, 1, 1, AllReduceKernels.THREADS, 1, 1, 0, stream, kernelParams, null);
+    params.fill(
+        in,
+        out,
+        count,
+        allReduce.nextSeq(),
+        rank,
+        size,
+        PlanChooser.STEP_BYTES,
+        blocks,
+        timeoutNs,
+        stride,
+        root,
+        scratch);
+    int rc = params.launch(f, 2 * blocks, stream);
     if (rc != 0) {
       Cu.check(rc, "cuLaunchKernel of a " + count + "-element collective on " + blocks + " blocks");
     }

@@ -17,8 +17,10 @@ interface ColumnPath {
   /** Queues the in-place all-reduce of {@code block} on {@code stream} (the column's stream). */
   void allReduce(DeviceBuffer block, ReduceOp op, CUstream stream);
 
-  /** Device memory the path allocated. */
-  long deviceBytes();
+  /** Device memory the path allocated; none by default (a path through host memory). */
+  default long deviceBytes() {
+    return 0;
+  }
 
   /**
    * Null while every all-reduce queued so far ran (or may still run) well; else the error that made

@@ -1,39 +1,24 @@
 package dev.ddp4j.collectives.cuda;
 
-import dev.ddp4j.DataType;
-import dev.ddp4j.DdpException;
 import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.Store;
 import dev.ddp4j.TensorBuffer;
 import dev.ddp4j.Work;
 import dev.ddp4j.WorkerEnvironment;
-import dev.ddp4j.collectives.gpu.Cu;
-import dev.ddp4j.collectives.gpu.CudaWork;
 import dev.ddp4j.collectives.gpu.DeviceBuffers;
-import dev.ddp4j.collectives.gpu.DeviceGroup;
-import dev.ddp4j.collectives.gpu.EventPool;
+import dev.ddp4j.collectives.gpu.GroupDevice;
+import dev.ddp4j.collectives.gpu.StreamOrder;
+import dev.ddp4j.collectives.gpu.StreamOrderedGroup;
 import dev.ddp4j.collectives.log.DebugLog;
-import dev.ddp4j.collectives.plan.Algorithm;
 import dev.ddp4j.collectives.plan.Plan;
-import dev.ddp4j.collectives.plan.PlanAgreement;
-import dev.ddp4j.collectives.plan.PlannerOptions;
 import dev.ddp4j.collectives.stall.StallInspector;
 import dev.ddp4j.spi.CollectiveChecks;
 import dev.ddp4j.spi.Settings;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.function.Supplier;
-import jcuda.driver.CUcontext;
-import jcuda.driver.CUdevice;
-import jcuda.driver.CUdeviceptr;
-import jcuda.driver.CUevent;
 import jcuda.driver.CUstream;
-import jcuda.driver.CUstream_flags;
-import jcuda.driver.JCudaDriver;
 
 /**
  * The {@code cuda} process group: one process per GPU, ddp4j's own kernels moving data GPU to GPU
@@ -55,32 +40,15 @@ import jcuda.driver.JCudaDriver;
  * a hop between hosts, the whole group host-staged ({@link StagedPath}), all with the same stream
  * and Work contract.
  */
-public final class CudaProcessGroup implements DeviceGroup {
+public final class CudaProcessGroup extends StreamOrderedGroup {
 
-  private static final int DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
-
-  private final int rank;
-  private final int size;
-  private final Store store;
-  private final Duration timeout;
-  private final int deviceIndex;
-  private final CUdevice device;
-  private final CUcontext context;
   private final String prefix;
 
   /** How every collective moves its data, chosen once from the plan ({@link CudaRoutes}). */
   private final CudaRoute route;
 
-  private final EventPool events = new EventPool();
-  private final ArrayDeque<CudaWork> inflight = new ArrayDeque<>();
-  private final CUstream internalStream = new CUstream();
-  private Thread contextThread;
-  private final CUdeviceptr barrierWord = new CUdeviceptr();
-  private long collectiveSeq;
-  private long lastStreamHandle = Long.MIN_VALUE;
-  private CUstream lastStream;
-  private CudaWork lastWork;
-  private boolean closed;
+  /** Ends each collective with its work; what close waits for. */
+  private final IssuedWorks works;
 
   /** What the planner decided for this group, the same on every rank (hash-checked). */
   private final Plan plan;
@@ -91,156 +59,14 @@ public final class CudaProcessGroup implements DeviceGroup {
   /** Names the ranks that hold a collective up, while the others wait ({@code stall}). */
   private final StallInspector stalls;
 
-  private CudaProcessGroup(
-      WorkerEnvironment worker,
-      Store store,
-      Duration timeout,
-      AllReduceChooser chooser,
-      long scratchBudgetBytes,
-      Settings settings) {
-    this.rank = worker.rank();
-    this.size = worker.worldSize();
-    this.store = store;
-    this.timeout = timeout;
-    PeerAccessSettings access = PeerAccessSettings.fromEnvironment(settings);
-    Cu.check(JCudaDriver.cuInit(0), "cuInit");
-    int[] count = new int[1];
-    Cu.check(JCudaDriver.cuDeviceGetCount(count), "cuDeviceGetCount");
-    boolean shareGpus = CudaSettings.shareGpus(settings);
-    if (worker.localRank() >= count[0] && !shareGpus) {
-      throw new DdpException(
-          "rank "
-              + rank
-              + ": LOCAL_RANK="
-              + worker.localRank()
-              + " but this process sees "
-              + count[0]
-              + " GPU(s) (the cuda backend runs one process per GPU: start at most "
-              + count[0]
-              + " workers per node, or check CUDA_VISIBLE_DEVICES)");
-    }
-    // DDP4J_CUDA_SHARE_GPUS=1 (tests on machines with fewer GPUs than ranks): ranks share GPUs
-    // round robin; the routing still sees one logical GPU per local rank, so that
-    // DDP4J_P2P_DISABLE_PAIRS names local ranks and a ring around them runs on one GPU.
-    this.deviceIndex = shareGpus ? worker.localRank() % count[0] : worker.localRank();
-    int logicalGpu = worker.localRank();
-    this.device = new CUdevice();
-    Cu.check(JCudaDriver.cuDeviceGet(device, deviceIndex), "cuDeviceGet " + deviceIndex);
-    this.context = new CUcontext();
-    Cu.check(JCudaDriver.cuDevicePrimaryCtxRetain(context, device), "cuDevicePrimaryCtxRetain");
-    Cu.check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
-    int[] sms = new int[1];
-    JCudaDriver.cuDeviceGetAttribute(sms, DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
-    long groupNumber = store.add("ddp4j/cuda/groups/rank" + rank, 1);
-    this.prefix = "ddp4j/cuda/" + worker.restartCount() + "/" + groupNumber;
-    this.stalls =
-        StallInspector.start(
-            "cuda group " + groupNumber,
-            store,
-            prefix + "/",
-            rank,
-            size,
-            StallInspector.warnMs(settings),
-            new DebugLog(settings, rank));
-    Cu.check(
-        JCudaDriver.cuStreamCreate(internalStream, CUstream_flags.CU_STREAM_NON_BLOCKING),
-        "cuStreamCreate");
-    Cu.check(JCudaDriver.cuMemAlloc(barrierWord, 16), "cuMemAlloc of the barrier word");
-    AllReduceKernels kernels = size > 1 ? new AllReduceKernels() : null;
-    PeerDirectory.Directory directory =
-        PeerDirectory.exchange(
-            rank,
-            size,
-            logicalGpu,
-            device,
-            store,
-            prefix,
-            timeout,
-            access,
-            access.describe() + " " + CudaSettings.describeStaging(settings));
-    PeerRouting routing = directory.routing();
-    Settings env = settings;
-    int residentCap =
-        kernels == null
-            ? PlannerOptions.DEFAULT_MAX_CHANNELS_GPU
-            : GpuPlanning.agreeResidentCap(
-                store,
-                prefix,
-                rank,
-                size,
-                GpuPlanning.residentChannels(
-                    residentBlocks(kernels, sms[0]), directory.ranksOnGpuOf(rank)),
-                timeout);
-    PlannerOptions options = GpuPlanning.options(env, residentCap);
-    InterHostChoice.Setting interSetting = InterHostChoice.setting(env);
-    InterHostChoice.Decision inter = null;
-    if (!routing.oneHost()) {
-      inter =
-          InterHostChoice.agree(
-              store,
-              prefix,
-              rank,
-              size,
-              interSetting,
-              dev.ddp4j.collectives.nccl.NcclLibrary::unavailableReason,
-              timeout);
-      options = options.withInterHost(inter.via());
-    }
-    List<String> hostOfRank = new ArrayList<>();
-    int ranksOnMyHost = 0;
-    for (PeerRouting.RankPeer p : routing.peers()) {
-      hostOfRank.add(p.host());
-      ranksOnMyHost += p.host().equals(routing.peers().get(rank).host()) ? 1 : 0;
-    }
-    int localRanks = ranksOnMyHost;
-    String myBus = directory.busIds()[rank];
-    PlanAgreement.Agreed agreed =
-        PlanAgreement.agree(
-            store,
-            prefix + "/",
-            rank,
-            hostOfRank,
-            () -> GpuPlanning.hostTopology(env, localRanks, shareGpus),
-            host -> GpuPlanning.deviceOf(host, myBus, logicalGpu),
-            (job, devices) -> GpuPlanning.withAccess(job, devices, routing),
-            GpuPlanning.request(options, routing.oneHost()),
-            timeout);
-    this.plan = agreed.plan();
-    this.planChooser = new PlanChooser(plan);
-    AllReduceChooser choose = chooser != null ? chooser : planChooser;
-    this.route =
-        CudaRoutes.open(
-            new CudaRoutes.Group(
-                worker,
-                store,
-                prefix,
-                groupNumber,
-                timeout,
-                device,
-                deviceIndex,
-                context,
-                events,
-                stalls,
-                this::finish),
-            plan,
-            agreed.topology(),
-            routing,
-            options,
-            kernels,
-            choose,
-            scratchBudgetBytes);
-    RouteLog.log(agreed.topology(), plan, rank, route.name(), residentCap, routing);
-    if (inter != null) {
-      RouteLog.logBetweenHosts(agreed.topology(), plan, rank, inter.why());
-    }
-    DebugLog log = new DebugLog(settings, rank);
-    if (log.enabled(DebugLog.Level.INFO)) {
-      log.log(
-          DebugLog.Level.INFO,
-          String.format(
-              "cuda group rank %d/%d on GPU %d: %d MiB of extra device memory (scratch %s)",
-              rank, size, deviceIndex, extraDeviceMemoryBytes() >> 20, route));
-    }
+  private CudaProcessGroup(CudaGroupSetup.Parts parts) {
+    super("cuda", parts.member(), parts.order());
+    this.prefix = parts.prefix();
+    this.route = parts.route();
+    this.works = parts.works();
+    this.plan = parts.plan();
+    this.planChooser = parts.planChooser();
+    this.stalls = parts.stalls();
   }
 
   /**
@@ -252,7 +78,7 @@ public final class CudaProcessGroup implements DeviceGroup {
    */
   public static CudaProcessGroup create(
       WorkerEnvironment worker, Store store, Duration timeout, Settings settings) {
-    return new CudaProcessGroup(
+    return create(
         worker, store, timeout, null, CudaSettings.scratchBudgetBytes(settings), settings);
   }
 
@@ -266,13 +92,33 @@ public final class CudaProcessGroup implements DeviceGroup {
       Duration timeout,
       AllReduceChooser chooser,
       long scratchBudgetBytes) {
-    return new CudaProcessGroup(
-        worker, store, timeout, chooser, scratchBudgetBytes, Settings.process());
+    return create(worker, store, timeout, chooser, scratchBudgetBytes, Settings.process());
+  }
+
+  private static CudaProcessGroup create(
+      WorkerEnvironment worker,
+      Store store,
+      Duration timeout,
+      AllReduceChooser chooser,
+      long scratchBudgetBytes,
+      Settings settings) {
+    CudaProcessGroup g =
+        new CudaProcessGroup(
+            CudaGroupSetup.open(worker, store, timeout, chooser, scratchBudgetBytes, settings));
+    DebugLog log = new DebugLog(settings, g.rank);
+    if (log.enabled(DebugLog.Level.INFO)) {
+      log.log(
+          DebugLog.Level.INFO,
+          String.format(
+              "cuda group rank %d/%d on GPU %d: %d MiB of extra device memory (scratch %s)",
+              g.rank, g.size, g.deviceIndex(), g.extraDeviceMemoryBytes() >> 20, g.route));
+    }
+    return g;
   }
 
   /** Device memory this group allocated on its GPU (scratch and the barrier word). */
   public long extraDeviceMemoryBytes() {
-    return route.deviceBytes() + 16;
+    return route.deviceBytes() + GroupDevice.BARRIER_BYTES;
   }
 
   /** The most bytes one kernel launch reduces; larger messages run as several launches. */
@@ -298,52 +144,6 @@ public final class CudaProcessGroup implements DeviceGroup {
   /** The plan's choice of kernel and shape per launch (what runs unless a chooser was given). */
   AllReduceChooser planChooser() {
     return planChooser;
-  }
-
-  /** Resident blocks of each kernel family on the whole GPU (its SMs). */
-  private static Map<Algorithm, Long> residentBlocks(AllReduceKernels k, int sms) {
-    Map<Algorithm, Long> out = new java.util.EnumMap<>(Algorithm.class);
-    for (Algorithm a : Algorithm.kernels()) {
-      out.put(a, (long) k.residentBlocksPerSm(a) * sms);
-    }
-    return out;
-  }
-
-  /** The CUDA device ordinal this rank runs on. */
-  @Override
-  public int deviceIndex() {
-    return deviceIndex;
-  }
-
-  /** The primary context of this group's device, which callers' buffers live in. */
-  @Override
-  public CUcontext context() {
-    return context;
-  }
-
-  @Override
-  public int rank() {
-    return rank;
-  }
-
-  @Override
-  public int size() {
-    return size;
-  }
-
-  @Override
-  public String backend() {
-    return "cuda";
-  }
-
-  @Override
-  public Duration timeout() {
-    return timeout;
-  }
-
-  @Override
-  public Store store() {
-    return store;
   }
 
   @Override
@@ -377,7 +177,7 @@ public final class CudaProcessGroup implements DeviceGroup {
     CollectiveChecks.gathered("allGather", input, output, size);
     DeviceBuffer in = deviceBuffer("allGather", input);
     DeviceBuffer out = deviceBuffer("allGather", output);
-    blockOrDisjoint("allGather", in, out);
+    DeviceBuffers.blockOrDisjoint("allGather", rank, in, out);
     CUstream stream = begin(out.stream());
     return route.allGather(
         in, out, stream, () -> "allGather(" + input.count() + " " + input.dataType() + ")");
@@ -388,7 +188,7 @@ public final class CudaProcessGroup implements DeviceGroup {
     CollectiveChecks.gathered("reduceScatter", output, input, size);
     DeviceBuffer in = deviceBuffer("reduceScatter", input);
     DeviceBuffer out = deviceBuffer("reduceScatter", output);
-    blockOrDisjoint("reduceScatter", out, in);
+    DeviceBuffers.blockOrDisjoint("reduceScatter", rank, out, in);
     CUstream stream = begin(in.stream());
     return route.reduceScatter(
         in,
@@ -398,73 +198,18 @@ public final class CudaProcessGroup implements DeviceGroup {
         () -> "reduceScatter(" + output.count() + " " + output.dataType() + ", " + op + ")");
   }
 
-  /**
-   * The kernels read a rank's part while others write the whole, so the part must be block {@code
-   * rank} of the whole exactly, or not overlap it.
-   */
-  private void blockOrDisjoint(String op, DeviceBuffer part, DeviceBuffer whole) {
-    DeviceBuffers.blockOrDisjoint(op, rank, part, whole);
-  }
-
   @Override
   public Work barrier() {
-    CUstream stream = begin(Cu.handle(internalStream));
-    DeviceBuffer word =
-        new DeviceBuffer(
-            Cu.address(barrierWord), deviceIndex, Cu.handle(internalStream), 1, DataType.INT32);
+    DeviceBuffer word = gpu.barrierWord();
+    CUstream stream = begin(word.stream());
     return route.barrier(word, stream, () -> "barrier()");
   }
 
-  private DeviceBuffer deviceBuffer(String op, TensorBuffer b) {
-    if (closed) {
-      throw new IllegalStateException(op + " on rank " + rank + ": the cuda group is closed");
-    }
-    return DeviceBuffers.on("cuda", op, rank, deviceIndex, b);
-  }
-
-  /** Makes the context current and orders this call after the previous one on another stream. */
+  /** Orders this call after the previous one ({@link StreamOrder}), retiring finished works. */
   private CUstream begin(long streamHandle) {
-    // The caller's thread keeps this context current between calls unless it switches contexts
-    // itself (the runtime API, ND4J included, uses the same primary context), so set it once per
-    // thread rather than on every call.
-    if (Thread.currentThread() != contextThread) {
-      Cu.check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
-      contextThread = Thread.currentThread();
-    }
-    if (streamHandle != lastStreamHandle) {
-      lastStream = Cu.stream(streamHandle);
-      lastStreamHandle = streamHandle;
-      if (lastWork != null) {
-        lastWork.orderBefore(lastStream);
-      }
-    }
-    // Retire finished works now and then, so that their events return to the pool; a poll is
-    // a driver call, so not on every collective.
-    if (inflight.size() > 64 && (collectiveSeq & 15) == 0) {
-      while (!inflight.isEmpty() && inflight.peekFirst().poll()) {
-        inflight.removeFirst();
-      }
-    }
-    return lastStream;
-  }
-
-  private Work finish(CUstream stream, Supplier<String> what) {
-    CUevent event = events.take();
-    Cu.check(JCudaDriver.cuEventRecord(event, stream), "cuEventRecord");
-    // A hierarchical column between hosts runs beside the streams: its failure fails the works.
-    CudaWork w =
-        new CudaWork(
-            collectiveSeq++,
-            what,
-            timeout,
-            context,
-            events,
-            event,
-            route instanceof HierarchicalRoute ? route::failure : null);
-    inflight.addLast(w);
-    lastWork = w;
-    stalls.issued(w, what);
-    return w;
+    CUstream stream = order.begin(streamHandle);
+    works.retireSome();
+    return stream;
   }
 
   /**
@@ -472,21 +217,9 @@ public final class CudaProcessGroup implements DeviceGroup {
    * rank's scratch), then frees the scratch and unmaps the peers'.
    */
   @Override
-  public void close() {
-    if (closed) {
-      return;
-    }
-    closed = true;
-    List<RuntimeException> errors = new ArrayList<>();
-    JCudaDriver.cuCtxSetCurrent(context);
-    for (CudaWork w : inflight) {
-      try {
-        w.await(timeout);
-      } catch (RuntimeException e) {
-        errors.add(e);
-      }
-    }
-    inflight.clear();
+  protected void closeCollectives(List<RuntimeException> errors) {
+    gpu.makeCurrent();
+    works.awaitAll(timeout, errors);
     stalls.close();
     try {
       store.set(prefix + "/closed/" + rank, new byte[] {1});
@@ -498,16 +231,7 @@ public final class CudaProcessGroup implements DeviceGroup {
     } catch (RuntimeException e) {
       errors.add(e);
     }
-    JCudaDriver.cuCtxSetCurrent(context);
+    gpu.makeCurrent();
     errors.addAll(route.close());
-    JCudaDriver.cuMemFree(barrierWord);
-    JCudaDriver.cuStreamDestroy(internalStream);
-    events.destroy();
-    JCudaDriver.cuDevicePrimaryCtxRelease(device);
-    if (!errors.isEmpty()) {
-      DdpException e = new DdpException("closing the cuda group on rank " + rank + " failed");
-      errors.forEach(e::addSuppressed);
-      throw e;
-    }
   }
 }

@@ -48,11 +48,18 @@ interface CudaRoute {
   /** {@code direct}, {@code ring 0-2-1-3}, {@code staged}, {@code local}, with any addition. */
   String name();
 
-  /** Device memory the route allocated (scratch). */
-  long deviceBytes();
+  /** Device memory the route allocated (scratch); none for a route without kernels. */
+  default long deviceBytes() {
+    return 0;
+  }
 
-  /** The most bytes one kernel launch reduces; larger messages run as several launches. */
-  long maxLaunchBytes();
+  /**
+   * The most bytes one kernel launch reduces; larger messages run as several launches. Unbounded
+   * for a route without kernels.
+   */
+  default long maxLaunchBytes() {
+    return Long.MAX_VALUE;
+  }
 
   /**
    * Frees what the route holds, once every rank has stopped using it; needs the group's context

@@ -8,6 +8,7 @@ import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.plan.PlannerOptions;
 import dev.ddp4j.collectives.stall.StallInspector;
 import dev.ddp4j.collectives.topology.Topology;
+import dev.ddp4j.spi.Settings;
 import java.time.Duration;
 import java.util.List;
 import jcuda.driver.CUcontext;
@@ -37,7 +38,8 @@ final class CudaRoutes {
       CUcontext context,
       EventPool events,
       StallInspector stalls,
-      CudaRoute.Completion done) {
+      CudaRoute.Completion done,
+      Settings settings) {
 
     int rank() {
       return worker.rank();
@@ -80,7 +82,8 @@ final class CudaRoutes {
                   "cuda" + g.groupNumber() + "-staged",
                   g.context(),
                   g.events(),
-                  g.stalls()));
+                  g.stalls(),
+                  g.settings()));
       if (!plan.uses(Algorithm.HIERARCHICAL)) {
         return staged;
       }

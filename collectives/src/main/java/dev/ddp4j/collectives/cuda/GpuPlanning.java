@@ -244,9 +244,10 @@ public final class GpuPlanning {
 
   /**
    * This rank's device in its host's topology: the GPU with its PCI bus id where the topology has
-   * exactly one such (discovery), else its logical GPU (a topology file, or ranks sharing GPUs).
+   * exactly one such (discovery) and ranks do not share GPUs ({@code sharing}), else its logical
+   * GPU (a topology file, or ranks sharing GPUs).
    */
-  static int deviceOf(Topology host, String busId, int logicalGpu) {
+  static int deviceOf(Topology host, String busId, int logicalGpu, boolean sharing) {
     List<Integer> byBus = new ArrayList<>();
     String want = busId.trim().toLowerCase(Locale.ROOT);
     for (int i = 0; i < host.deviceCount(); i++) {
@@ -254,7 +255,7 @@ public final class GpuPlanning {
         byBus.add(i);
       }
     }
-    if (byBus.size() == 1 && !CudaSettings.shareGpus(Settings.process())) {
+    if (byBus.size() == 1 && !sharing) {
       return byBus.get(0);
     }
     if (logicalGpu < host.deviceCount()) {

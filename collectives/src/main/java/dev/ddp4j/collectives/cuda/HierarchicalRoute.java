@@ -14,7 +14,6 @@ import dev.ddp4j.collectives.plan.Planner;
 import dev.ddp4j.collectives.plan.PlannerOptions;
 import dev.ddp4j.collectives.plan.Sizes;
 import dev.ddp4j.collectives.topology.Topology;
-import dev.ddp4j.spi.Settings;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -198,7 +197,7 @@ final class HierarchicalRoute implements CudaRoute {
                 + java.util.Arrays.toString(columnRanks)
                 + ") could not create its NCCL communicator: "
                 + firstLine(e.getMessage());
-        if (InterHostChoice.setting(Settings.process()) == InterHostChoice.Setting.NCCL) {
+        if (InterHostChoice.setting(g.settings()) == InterHostChoice.Setting.NCCL) {
           throw new DdpException(
               InterHostChoice.VAR
                   + "=nccl: "
@@ -207,7 +206,7 @@ final class HierarchicalRoute implements CudaRoute {
                   + InterHostChoice.VAR
                   + "=socket)");
         }
-        new DebugLog(Settings.process(), g.rank())
+        new DebugLog(g.settings(), g.rank())
             .log(DebugLog.Level.WARN, what + "; the column runs over NET/socket instead");
       }
     }
@@ -418,15 +417,7 @@ final class HierarchicalRoute implements CudaRoute {
   public List<RuntimeException> close() {
     List<RuntimeException> errors = new ArrayList<>(flat.close());
     errors.addAll(column.close());
-    for (AutoCloseable c : List.<AutoCloseable>of(island, islandLauncher)) {
-      try {
-        c.close();
-      } catch (RuntimeException e) {
-        errors.add(e);
-      } catch (Exception e) {
-        errors.add(new RuntimeException(e));
-      }
-    }
+    errors.addAll(CloseSteps.each(island, islandLauncher));
     JCudaDriver.cuMemFree(tail);
     JCudaDriver.cuStreamDestroy(columnStream);
     for (CUevent e : List.of(scattered, reduced[0], reduced[1])) {

@@ -65,16 +65,6 @@ final class LocalRoute implements CudaRoute {
   }
 
   @Override
-  public long deviceBytes() {
-    return 0;
-  }
-
-  @Override
-  public long maxLaunchBytes() {
-    return Long.MAX_VALUE;
-  }
-
-  @Override
   public List<RuntimeException> close() {
     return List.of();
   }

@@ -5,7 +5,6 @@ import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.collectives.gpu.Cu;
 import dev.ddp4j.collectives.nccl.NcclProcessGroup;
-import java.util.ArrayList;
 import java.util.List;
 import jcuda.driver.CUstream;
 
@@ -71,13 +70,7 @@ final class NcclColumn implements ColumnPath {
 
   @Override
   public List<RuntimeException> close() {
-    List<RuntimeException> errors = new ArrayList<>();
-    try {
-      nccl.close();
-    } catch (RuntimeException e) {
-      errors.add(e);
-    }
-    return errors;
+    return CloseSteps.each(nccl);
   }
 
   @Override

@@ -3,7 +3,6 @@ package dev.ddp4j.collectives.cuda;
 import dev.ddp4j.DdpException;
 import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.ReduceOp;
-import java.util.ArrayList;
 import java.util.List;
 import jcuda.driver.CUstream;
 
@@ -40,13 +39,7 @@ final class PeerColumn implements ColumnPath {
 
   @Override
   public List<RuntimeException> close() {
-    List<RuntimeException> errors = new ArrayList<>();
-    try {
-      launcher.close();
-    } catch (RuntimeException e) {
-      errors.add(e);
-    }
-    return errors;
+    return CloseSteps.each(launcher);
   }
 
   @Override

@@ -3,7 +3,6 @@ package dev.ddp4j.collectives.cuda;
 import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.Work;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 import jcuda.driver.CUstream;
@@ -98,20 +97,7 @@ final class PeerRoute implements CudaRoute {
 
   @Override
   public List<RuntimeException> close() {
-    List<RuntimeException> errors = new ArrayList<>();
-    try {
-      if (collectives != null) {
-        collectives.close();
-      }
-    } catch (RuntimeException e) {
-      errors.add(e);
-    }
-    try {
-      launcher.close();
-    } catch (RuntimeException e) {
-      errors.add(e);
-    }
-    return errors;
+    return CloseSteps.each(collectives, launcher);
   }
 
   @Override

@@ -6,7 +6,6 @@ import dev.ddp4j.collectives.plan.PlanDigest;
 import dev.ddp4j.collectives.plan.PlanSummary;
 import dev.ddp4j.collectives.plan.RouteLines;
 import dev.ddp4j.collectives.topology.Topology;
-import dev.ddp4j.spi.Settings;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -62,16 +61,20 @@ final class RouteLog {
             + ")");
   }
 
-  static void logBetweenHosts(Topology t, Plan plan, int rank, String why) {
-    DebugLog log = new DebugLog(Settings.process(), rank);
+  static void logBetweenHosts(Topology t, Plan plan, DebugLog log, String why) {
     if (log.enabled(DebugLog.Level.INFO)) {
       betweenHostsLines(t, plan, why).forEach(l -> log.log(DebugLog.Level.INFO, l));
     }
   }
 
   static void log(
-      Topology t, Plan plan, int rank, String route, int residentCap, PeerRouting routing) {
-    DebugLog log = new DebugLog(Settings.process(), rank);
+      Topology t,
+      Plan plan,
+      DebugLog log,
+      int rank,
+      String route,
+      int residentCap,
+      PeerRouting routing) {
     if (log.enabled(DebugLog.Level.INFO)) {
       infoLines(t, plan, rank, route, residentCap).forEach(l -> log.log(DebugLog.Level.INFO, l));
     }

@@ -45,7 +45,8 @@ final class StagedColumn implements ColumnPath {
             "cuda" + g.groupNumber() + "-column" + position + "-staged",
             g.context(),
             g.events(),
-            null));
+            null,
+            g.settings()));
   }
 
   @Override
@@ -60,11 +61,6 @@ final class StagedColumn implements ColumnPath {
         }
       }
     }
-  }
-
-  @Override
-  public long deviceBytes() {
-    return 0;
   }
 
   @Override

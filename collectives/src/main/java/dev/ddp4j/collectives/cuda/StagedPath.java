@@ -112,8 +112,8 @@ final class StagedPath {
       String groupName,
       CUcontext context,
       EventPool events,
-      dev.ddp4j.collectives.stall.StallInspector stalls) {
-    dev.ddp4j.spi.Settings settings = dev.ddp4j.spi.Settings.process();
+      dev.ddp4j.collectives.stall.StallInspector stalls,
+      dev.ddp4j.spi.Settings settings) {
     dev.ddp4j.collectives.cpu.CpuGroupOptions lanes =
         dev.ddp4j.collectives.cpu.CpuGroupOptions.from(settings).quiet();
     long chunkBytes = CudaSettings.stagedChunkBytes(settings);
@@ -317,7 +317,7 @@ final class StagedPath {
     Cu.check(JCudaDriver.cuStreamWaitEvent(stream, join, 0), "cuStreamWaitEvent (join)");
     CUevent done = events.take();
     Cu.check(JCudaDriver.cuEventRecord(done, stream), "cuEventRecord");
-    w.attach(new CudaWork(w.sequenceNumber(), w::what, timeout, context, events, done));
+    w.attach(new CudaWork(w.sequenceNumber(), w::what, timeout, context, events, done, null));
     if (stalls != null) {
       stalls.issued(w, w::what);
     }
@@ -408,13 +408,7 @@ final class StagedPath {
                   + " s; their pinned memory is left allocated",
               0));
     }
-    for (ProcessGroup host : hosts) {
-      try {
-        host.close();
-      } catch (RuntimeException e) {
-        errors.add(e);
-      }
-    }
+    errors.addAll(CloseSteps.each(hosts));
     return errors;
   }
 

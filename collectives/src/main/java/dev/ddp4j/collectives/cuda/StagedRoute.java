@@ -53,16 +53,6 @@ final class StagedRoute implements CudaRoute {
   }
 
   @Override
-  public long deviceBytes() {
-    return 0;
-  }
-
-  @Override
-  public long maxLaunchBytes() {
-    return Long.MAX_VALUE;
-  }
-
-  @Override
   public List<RuntimeException> close() {
     return staged.close();
   }

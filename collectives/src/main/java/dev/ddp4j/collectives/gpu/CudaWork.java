@@ -46,16 +46,6 @@ public final class CudaWork implements Work {
   private DdpException error;
   private CompletableFuture<Void> future;
 
-  public CudaWork(
-      long sequenceNumber,
-      Supplier<String> describe,
-      Duration defaultTimeout,
-      CUcontext context,
-      EventPool pool,
-      CUevent event) {
-    this(sequenceNumber, describe, defaultTimeout, context, pool, event, null);
-  }
-
   /**
    * A work complete when {@code event} (taken from {@code pool}, recorded after the collective)
    * fires, or failed once {@code groupFailure} (may be null) reports an error.

@@ -1,6 +1,5 @@
 package dev.ddp4j.collectives.nccl;
 
-import dev.ddp4j.DataType;
 import dev.ddp4j.DdpException;
 import dev.ddp4j.DdpTimeoutException;
 import dev.ddp4j.DeviceBuffer;
@@ -13,8 +12,10 @@ import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.gpu.Cu;
 import dev.ddp4j.collectives.gpu.CudaWork;
 import dev.ddp4j.collectives.gpu.DeviceBuffers;
-import dev.ddp4j.collectives.gpu.DeviceGroup;
-import dev.ddp4j.collectives.gpu.EventPool;
+import dev.ddp4j.collectives.gpu.GroupDevice;
+import dev.ddp4j.collectives.gpu.GroupRank;
+import dev.ddp4j.collectives.gpu.StreamOrder;
+import dev.ddp4j.collectives.gpu.StreamOrderedGroup;
 import dev.ddp4j.collectives.log.DebugLog;
 import dev.ddp4j.spi.CollectiveChecks;
 import dev.ddp4j.spi.Settings;
@@ -24,12 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
-import jcuda.driver.CUcontext;
-import jcuda.driver.CUdevice;
-import jcuda.driver.CUdeviceptr;
-import jcuda.driver.CUevent;
 import jcuda.driver.CUstream;
-import jcuda.driver.CUstream_flags;
 import jcuda.driver.JCudaDriver;
 
 /**
@@ -47,74 +43,44 @@ import jcuda.driver.JCudaDriver;
  * abort. An aborted group fails its unfinished and later collectives; close it and make another.
  * {@code NCCL_*} variables reach NCCL untouched.
  */
-public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
+public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWatchdog.Group {
 
   /** One NCCL call on the communicator handle and a stream; returns its ncclResult_t. */
   private interface Call {
     int invoke(long comm, long stream);
   }
 
-  private final int rank;
-  private final int size;
-  private final Store store;
-  private final Duration timeout;
-  private final int deviceIndex;
-  private final CUdevice device;
-  private final CUcontext context;
   private final NcclLibrary lib;
   private final NcclComm comm;
   private final NcclPeers peers;
   private final NcclWatchdog watchdog;
   private final DebugLog log;
-  private final EventPool events = new EventPool();
-  private final CUstream internalStream = new CUstream();
-  private final CUdeviceptr barrierWord = new CUdeviceptr();
-  private Thread contextThread;
-  private long lastStreamHandle = Long.MIN_VALUE;
-  private CUstream lastStream;
-  private CudaWork lastWork;
-  private long collectiveSeq;
   private volatile long issued = -1;
   private volatile DdpException failure;
-  private boolean closed;
 
   private NcclProcessGroup(
       int rank,
       int size,
-      int deviceIndex,
+      GroupDevice gpu,
       String prefix,
       Store store,
       Duration timeout,
       BooleanSupplier peerGaveUp) {
-    this.rank = rank;
-    this.size = size;
-    this.store = store;
-    this.timeout = timeout;
+    super("nccl", new GroupRank(rank, size, store, timeout), new StreamOrder(gpu, timeout));
     this.log = new DebugLog(Settings.process(), rank);
-    this.deviceIndex = deviceIndex;
-    this.device = new CUdevice();
-    Cu.check(JCudaDriver.cuDeviceGet(device, deviceIndex), "cuDeviceGet " + deviceIndex);
-    this.context = new CUcontext();
-    Cu.check(JCudaDriver.cuDevicePrimaryCtxRetain(context, device), "cuDevicePrimaryCtxRetain");
     try {
       // NCCL finds its GPU through the runtime API, which takes the context current here.
-      Cu.check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
-      contextThread = Thread.currentThread();
+      order.contextCurrentHere();
       this.peers = new NcclPeers(store, prefix, rank, size);
       byte[] id =
           NcclIdExchange.agree(
               store, prefix + "/id", rank, timeout, () -> NcclLibrary.load().uniqueId());
       this.lib = NcclLibrary.load();
       this.comm = join(lib, peers, size, id, rank, timeout, peerGaveUp);
-      Cu.check(
-          JCudaDriver.cuStreamCreate(internalStream, CUstream_flags.CU_STREAM_NON_BLOCKING),
-          "cuStreamCreate");
-      Cu.check(JCudaDriver.cuMemAlloc(barrierWord, 16), "cuMemAlloc of the barrier word");
-      Cu.check(JCudaDriver.cuMemsetD8(barrierWord, (byte) 0, 16), "cuMemsetD8");
       this.watchdog = new NcclWatchdog(this, comm, peers, timeout, log, rank);
       watchdog.start();
     } catch (RuntimeException | Error e) {
-      JCudaDriver.cuDevicePrimaryCtxRelease(device);
+      gpu.release();
       throw e;
     }
     if (log.enabled(DebugLog.Level.INFO)) {
@@ -122,7 +88,7 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
           DebugLog.Level.INFO,
           String.format(
               "nccl group rank %d/%d on GPU %d: NCCL %s from %s",
-              rank, size, deviceIndex, lib.version(), lib.path()));
+              rank, size, gpu.index(), lib.version(), lib.path()));
     }
   }
 
@@ -133,27 +99,20 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
    * @throws dev.ddp4j.ConfigException when no usable libnccl.so.2 is found (on rank 0: every rank)
    */
   public static NcclProcessGroup create(WorkerEnvironment worker, Store store, Duration timeout) {
-    int rank = worker.rank();
-    Cu.check(JCudaDriver.cuInit(0), "cuInit");
-    int[] count = new int[1];
-    Cu.check(JCudaDriver.cuDeviceGetCount(count), "cuDeviceGetCount");
-    if (worker.localRank() >= count[0]) {
-      throw new DdpException(
-          "rank "
-              + rank
-              + ": LOCAL_RANK="
-              + worker.localRank()
-              + " but this process sees "
-              + count[0]
-              + " GPU(s) (the nccl backend runs one process per GPU and NCCL refuses two ranks on"
-              + " one GPU: start at most "
-              + count[0]
-              + " workers per node, or check CUDA_VISIBLE_DEVICES)");
-    }
-    long groupNumber = store.add("ddp4j/nccl/groups/rank" + rank, 1);
+    GroupDevice.requireGpuOf(
+        worker,
+        false,
+        "the nccl backend runs one process per GPU and NCCL refuses two ranks on one GPU");
+    long groupNumber = store.add("ddp4j/nccl/groups/rank" + worker.rank(), 1);
     String prefix = "ddp4j/nccl/" + worker.restartCount() + "/" + groupNumber;
     return new NcclProcessGroup(
-        rank, worker.worldSize(), worker.localRank(), prefix, store, timeout, () -> false);
+        worker.rank(),
+        worker.worldSize(),
+        GroupDevice.open(worker.localRank()),
+        prefix,
+        store,
+        timeout,
+        () -> false);
   }
 
   /**
@@ -176,7 +135,9 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
         rank,
         size,
         timeout,
-        gaveUp -> new NcclProcessGroup(rank, size, deviceIndex, prefix, store, timeout, gaveUp),
+        gaveUp ->
+            new NcclProcessGroup(
+                rank, size, GroupDevice.open(deviceIndex), prefix, store, timeout, gaveUp),
         g -> {
           g.abort(new DdpException("another member of the sub-group could not make its own"));
           g.close();
@@ -230,45 +191,10 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
   }
 
   @Override
-  public int deviceIndex() {
-    return deviceIndex;
-  }
-
-  @Override
-  public CUcontext context() {
-    return context;
-  }
-
-  @Override
-  public int rank() {
-    return rank;
-  }
-
-  @Override
-  public int size() {
-    return size;
-  }
-
-  @Override
-  public String backend() {
-    return "nccl";
-  }
-
-  @Override
-  public Duration timeout() {
-    return timeout;
-  }
-
-  @Override
-  public Store store() {
-    return store;
-  }
-
-  @Override
   public Work allReduce(TensorBuffer input, TensorBuffer output, ReduceOp op) {
     CollectiveChecks.sameShape("allReduce", input, output);
-    DeviceBuffer in = buffer("allReduce", input);
-    DeviceBuffer out = buffer("allReduce", output);
+    DeviceBuffer in = deviceBuffer("allReduce", input);
+    DeviceBuffer out = deviceBuffer("allReduce", output);
     int type = NcclTypes.dataType(in.dataType());
     int nop = NcclTypes.redOp(op, size);
     return run(
@@ -284,7 +210,7 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
   @Override
   public Work broadcast(TensorBuffer buffer, int root) {
     CollectiveChecks.root("broadcast", root, size);
-    DeviceBuffer b = buffer("broadcast", buffer);
+    DeviceBuffer b = deviceBuffer("broadcast", buffer);
     int type = NcclTypes.dataType(b.dataType());
     return run(
         "broadcast",
@@ -299,8 +225,8 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
   @Override
   public Work allGather(TensorBuffer input, TensorBuffer output) {
     CollectiveChecks.gathered("allGather", input, output, size);
-    DeviceBuffer in = buffer("allGather", input);
-    DeviceBuffer out = buffer("allGather", output);
+    DeviceBuffer in = deviceBuffer("allGather", input);
+    DeviceBuffer out = deviceBuffer("allGather", output);
     DeviceBuffers.blockOrDisjoint("allGather", rank, in, out);
     int type = NcclTypes.dataType(in.dataType());
     return run(
@@ -316,8 +242,8 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
   @Override
   public Work reduceScatter(TensorBuffer input, TensorBuffer output, ReduceOp op) {
     CollectiveChecks.gathered("reduceScatter", output, input, size);
-    DeviceBuffer in = buffer("reduceScatter", input);
-    DeviceBuffer out = buffer("reduceScatter", output);
+    DeviceBuffer in = deviceBuffer("reduceScatter", input);
+    DeviceBuffer out = deviceBuffer("reduceScatter", output);
     DeviceBuffers.blockOrDisjoint("reduceScatter", rank, out, in);
     int type = NcclTypes.dataType(in.dataType());
     int nop = NcclTypes.redOp(op, size);
@@ -334,21 +260,15 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
   /** An all-reduce of one int on an internal stream: done once every rank called it. */
   @Override
   public Work barrier() {
-    long word = Cu.address(barrierWord);
-    int type = NcclTypes.dataType(DataType.INT32);
+    DeviceBuffer word = gpu.barrierWord();
+    long w = word.devicePointer();
+    int type = NcclTypes.dataType(word.dataType());
     return run(
         "barrier",
-        Cu.handle(internalStream),
+        word.stream(),
         1,
         () -> "barrier()",
-        (c, s) -> NcclDirect.ncclAllReduce(word, word, 1, type, 0, c, s));
-  }
-
-  private DeviceBuffer buffer(String op, TensorBuffer b) {
-    if (closed) {
-      throw new IllegalStateException(op + " on rank " + rank + ": the nccl group is closed");
-    }
-    return DeviceBuffers.on("nccl", op, rank, deviceIndex, b);
+        (c, s) -> NcclDirect.ncclAllReduce(w, w, 1, type, 0, c, s));
   }
 
   /**
@@ -356,8 +276,8 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
    * streamHandle} after the previous collective, and returns its work.
    */
   private Work run(String op, long streamHandle, long count, Supplier<String> what, Call call) {
-    CUstream stream = begin(streamHandle);
-    long seq = collectiveSeq;
+    CUstream stream = order.begin(streamHandle);
+    long seq = order.nextSequence();
     if (count > 0) {
       issued = seq;
       int rc;
@@ -374,11 +294,7 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
       requireUsable(op);
       issued = seq;
     }
-    CUevent event = events.take();
-    Cu.check(JCudaDriver.cuEventRecord(event, stream), "cuEventRecord");
-    CudaWork w = new CudaWork(seq, what, timeout, context, events, event, this::failure);
-    collectiveSeq++;
-    lastWork = w;
+    CudaWork w = order.complete(stream, what, this::failure);
     watchdog.add(w);
     return w;
   }
@@ -416,22 +332,6 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
     if (comm.gone()) {
       throw new IllegalStateException(op + " on rank " + rank + ": the nccl group is closed");
     }
-  }
-
-  /** Makes the context current and orders this call after the previous one on another stream. */
-  private CUstream begin(long streamHandle) {
-    if (Thread.currentThread() != contextThread) {
-      Cu.check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
-      contextThread = Thread.currentThread();
-    }
-    if (streamHandle != lastStreamHandle) {
-      lastStream = Cu.stream(streamHandle);
-      lastStreamHandle = streamHandle;
-      if (lastWork != null) {
-        lastWork.orderBefore(lastStream);
-      }
-    }
-    return lastStream;
   }
 
   /** Null while the group is healthy; else why it was aborted. */
@@ -541,12 +441,7 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
    * communicator; an aborted group only frees what is left.
    */
   @Override
-  public void close() {
-    if (closed) {
-      return;
-    }
-    closed = true;
-    List<RuntimeException> errors = new ArrayList<>();
+  protected void closeCollectives(List<RuntimeException> errors) {
     long deadlineNs = System.nanoTime() + timeout.toNanos();
     for (CudaWork w : watchdog.unfinished()) {
       if (failure != null) {
@@ -559,7 +454,7 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
       }
     }
     watchdog.stop();
-    JCudaDriver.cuCtxSetCurrent(context);
+    gpu.makeCurrent();
     if (failure == null) {
       String problem = comm.finalizeAndDestroy(System.nanoTime() + timeout.toNanos());
       if (problem != null) {
@@ -568,15 +463,6 @@ public final class NcclProcessGroup implements DeviceGroup, NcclWatchdog.Group {
     } else {
       comm.abort();
     }
-    JCudaDriver.cuStreamSynchronize(internalStream);
-    JCudaDriver.cuMemFree(barrierWord);
-    JCudaDriver.cuStreamDestroy(internalStream);
-    events.destroy();
-    JCudaDriver.cuDevicePrimaryCtxRelease(device);
-    if (!errors.isEmpty()) {
-      DdpException e = new DdpException("closing the nccl group on rank " + rank + " failed");
-      errors.forEach(e::addSuppressed);
-      throw e;
-    }
+    JCudaDriver.cuStreamSynchronize(gpu.internalStream());
   }
 }

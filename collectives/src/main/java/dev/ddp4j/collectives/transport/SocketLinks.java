@@ -5,13 +5,14 @@ import static dev.ddp4j.collectives.transport.SocketFrameDescriptor.*;
 import dev.ddp4j.DdpException;
 import dev.ddp4j.DdpTimeoutException;
 import dev.ddp4j.Store;
+import dev.ddp4j.collectives.log.DebugLog;
+import dev.ddp4j.spi.Settings;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -26,7 +27,6 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -43,8 +43,6 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  */
 final class SocketLinks implements AutoCloseable {
 
-  private static final int HANDSHAKE_MAX_FRAME = 4 + HEADER_BYTES + 256;
-
   private final int rank;
   private final int channels;
   private final EventLoopGroup loop;
@@ -57,10 +55,7 @@ final class SocketLinks implements AutoCloseable {
   private final CountDownLatch hellos;
   private final AtomicLongArray lastHeardNs; // [peer]: nanoTime of its last frame, 0 before hello
   private final long livenessNs;
-  private final LinkAuth auth;
-  private final boolean sealFrames; // DDP4J_SOCKET_INTEGRITY: frames after the handshake tagged
-  private final boolean[] remote; // [peer]: on another node, so it may dial this rank
-  private final boolean[] helloFrom; // [peer]: an authenticated connection from it exists
+  private final SocketHandshake handshake;
   private volatile ScheduledFuture<?> heartbeats;
   volatile Thread progressThread;
 
@@ -73,13 +68,12 @@ final class SocketLinks implements AutoCloseable {
       LinkAuth auth,
       boolean sealFrames) {
     this.rank = rank;
-    this.auth = auth;
-    this.sealFrames = sealFrames;
-    this.remote = new boolean[size];
-    this.helloFrom = new boolean[size];
+    boolean[] remote = new boolean[size];
     for (int p = 0; p < size; p++) {
       remote[p] = ShmLinks.indexOf(nodeRanks, p) < 0;
     }
+    this.handshake =
+        new SocketHandshake(rank, remote, auth, sealFrames, new DebugLog(Settings.process(), rank));
     int remotePeers = size - nodeRanks.length;
     this.channels = channels;
     this.loop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
@@ -111,10 +105,7 @@ final class SocketLinks implements AutoCloseable {
     this.hellos = base.hellos;
     this.lastHeardNs = base.lastHeardNs;
     this.livenessNs = base.livenessNs;
-    this.auth = base.auth;
-    this.sealFrames = base.sealFrames;
-    this.remote = base.remote;
-    this.helloFrom = base.helloFrom;
+    this.handshake = base.handshake;
     this.server = server;
   }
 
@@ -196,11 +187,7 @@ final class SocketLinks implements AutoCloseable {
     }
   }
 
-  /**
-   * Connects to {@code peer} and runs the handshake: OPEN with this rank's nonce, the peer's
-   * CHALLENGE with its nonce and proof (checked here), HELLO with this rank's proof; every frame
-   * after it is sealed.
-   */
+  /** Connects to {@code peer} and runs the handshake ({@link SocketHandshake.Dialer}). */
   private Channel dial(int peer, String addr, TransportConfig config, Duration timeout)
       throws InterruptedException {
     int colon = addr.lastIndexOf(':');
@@ -208,8 +195,7 @@ final class SocketLinks implements AutoCloseable {
         new InetSocketAddress(
             addr.substring(0, colon), Integer.parseInt(addr.substring(colon + 1)));
     int highWater = Math.max(4 << 20, config.slotBytes() * config.slots() * 2);
-    CompletableFuture<ByteBuf> challenge = new CompletableFuture<>();
-    FrameSealer sealer = new FrameSealer();
+    SocketHandshake.Dialer dialer = handshake.dialer(peer, addr);
     var future =
         new Bootstrap()
             .group(loop)
@@ -227,115 +213,27 @@ final class SocketLinks implements AutoCloseable {
                     ch.closeFuture()
                         .addListener(
                             f -> {
-                              challenge.completeExceptionally(
-                                  new DdpException("the connection closed during the handshake"));
+                              dialer.closed();
                               lost(peer, "connection to rank " + peer + " at " + addr + " closed");
                             });
-                    ch.pipeline()
-                        .addLast(new LengthFieldBasedFrameDecoder(HANDSHAKE_MAX_FRAME, 0, 4, 0, 4))
-                        .addLast(sealer)
-                        .addLast(
-                            new ChannelInboundHandlerAdapter() {
-                              @Override
-                              public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                                // The peer sends one frame, the challenge; nothing after it.
-                                if (!challenge.complete((ByteBuf) msg)) {
-                                  ((ByteBuf) msg).release();
-                                  ctx.close();
-                                }
-                              }
-
-                              @Override
-                              public void exceptionCaught(ChannelHandlerContext ctx, Throwable e) {
-                                lost(peer, "connection to rank " + peer + " at " + addr + ": " + e);
-                                ctx.close();
-                              }
-                            });
+                    dialer.install(
+                        ch.pipeline(),
+                        e -> lost(peer, "connection to rank " + peer + " at " + addr + ": " + e));
                   }
                 })
             .connect(target)
             .await();
     if (!future.isSuccess()) {
-      throw new DdpException(
-          "rank "
-              + rank
-              + " cannot connect to rank "
-              + peer
-              + " at "
-              + addr
-              + ": "
-              + future.cause(),
-          future.cause());
+      throw dialer.cannotConnect(String.valueOf(future.cause()), future.cause());
     }
-    Channel ch = future.channel();
-    byte[] myNonce = LinkAuth.nonce();
-    ByteBuf open = ch.alloc().buffer(4 + HEADER_BYTES + LinkAuth.NONCE_BYTES);
-    open.writeInt(HEADER_BYTES + LinkAuth.NONCE_BYTES).writeInt(OPEN).writeInt(sealFrames ? 1 : 0);
-    open.writeLong(rank).writeLong(peer).writeBytes(myNonce);
-    ch.writeAndFlush(open);
-    ByteBuf c;
-    try {
-      c = challenge.get(Math.min(timeout.toMillis(), 30_000), TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      ch.close();
-      throw new DdpException(
-          "rank "
-              + rank
-              + " cannot connect to rank "
-              + peer
-              + " at "
-              + addr
-              + ": no handshake came back ("
-              + (e.getCause() != null ? e.getCause().getMessage() : "timed out")
-              + "); is a ddp4j rank of this job listening there?");
-    }
-    byte[] peerNonce = new byte[LinkAuth.NONCE_BYTES];
-    byte[] peerProof = new byte[LinkAuth.PROOF_BYTES];
-    try {
-      boolean wellFormed =
-          c.readableBytes() == HEADER_BYTES + LinkAuth.NONCE_BYTES + LinkAuth.PROOF_BYTES
-              && c.getInt(c.readerIndex()) == CHALLENGE;
-      if (wellFormed) {
-        c.getBytes(c.readerIndex() + HEADER_BYTES, peerNonce);
-        c.getBytes(c.readerIndex() + HEADER_BYTES + LinkAuth.NONCE_BYTES, peerProof);
-      }
-      if (!wellFormed
-          || !LinkAuth.matches(
-              auth.receiverProof(peerNonce, myNonce, rank, peer, sealFrames), peerProof)) {
-        ch.close();
-        throw new DdpException(
-            "rank "
-                + rank
-                + " refused the process at "
-                + addr
-                + " that answered for rank "
-                + peer
-                + ": it could not prove the job secret (every rank must run with the same "
-                + "DDP4J_STORE_SECRET; or another process took that address)");
-      }
-    } finally {
-      c.release();
-    }
-    byte[] proof = auth.senderProof(peerNonce, myNonce, rank, peer, sealFrames);
-    ByteBuf hello = ch.alloc().buffer(4 + HEADER_BYTES + proof.length);
-    hello.writeInt(HEADER_BYTES + proof.length).writeInt(HELLO).writeInt(0);
-    hello.writeLong(rank).writeLong(peer).writeBytes(proof);
-    ch.write(hello);
-    // Armed on the event loop right after HELLO is written: that and nothing before goes bare.
-    if (sealFrames) {
-      ch.eventLoop().execute(() -> sealer.arm(auth.frameMac(peerNonce, myNonce, rank, peer)));
-    }
-    ch.flush();
-    return ch;
+    return dialer.complete(future.channel(), timeout);
   }
 
   /** Runs on the event loop: one empty HEARTBEAT frame on each connection that is not backed up. */
   private void heartbeat() {
     for (Channel ch : outbound) {
       if (ch != null && ch.isActive() && ch.isWritable()) {
-        ByteBuf b = ch.alloc().buffer(4 + HEADER_BYTES);
-        b.writeInt(HEADER_BYTES).writeInt(HEARTBEAT).writeInt(0).writeLong(0).writeLong(0);
-        ch.writeAndFlush(b, ch.voidPromise());
+        ch.writeAndFlush(SocketFrameWriter.heartbeat(ch.alloc()), ch.voidPromise());
       }
     }
   }
@@ -354,7 +252,7 @@ final class SocketLinks implements AutoCloseable {
             .schedule(
                 () -> {
                   if (handler.peer < 0) {
-                    handler.refuse(ch, "it did not complete the handshake within 30 s");
+                    handler.acceptor.refuse(ch, "it did not complete the handshake within 30 s");
                   }
                 },
                 30,
@@ -364,14 +262,13 @@ final class SocketLinks implements AutoCloseable {
   }
 
   /**
-   * Runs the receiving end of the handshake (OPEN, CHALLENGE, HELLO), then checks every frame's tag
-   * and routes it to the receive ports of the peer that proved itself on this connection.
+   * Runs the receiving end of the handshake ({@link SocketHandshake.Acceptor}), then checks every
+   * frame's tag and routes it to the receive ports of the peer that proved itself on this
+   * connection.
    */
   private final class InboundHandler extends SimpleChannelInboundHandler<ByteBuf> {
+    final SocketHandshake.Acceptor acceptor = handshake.acceptor();
     volatile int peer = -1; // set once the HELLO's proof checked out
-    private int claimed = -1; // the rank the OPEN named
-    private byte[] myNonce;
-    private byte[] peerNonce;
     private FrameMac mac;
     private final byte[] tag = new byte[FrameMac.TAG_BYTES];
 
@@ -383,7 +280,13 @@ final class SocketLinks implements AutoCloseable {
     protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
       if (peer < 0) {
         try {
-          handshake(ctx, frame);
+          int proved = acceptor.read(ctx, frame);
+          if (proved >= 0) {
+            mac = acceptor.frameMac();
+            peer = proved;
+            lastHeardNs.set(peer, System.nanoTime());
+            hellos.countDown();
+          }
         } finally {
           frame.release();
         }
@@ -410,10 +313,7 @@ final class SocketLinks implements AutoCloseable {
       lastHeardNs.set(peer, System.nanoTime());
       if (channel >= 0 && channel < channels) {
         inbound[peer][channel].arrived(frame);
-        Thread t = progressThread;
-        if (t != null) {
-          java.util.concurrent.locks.LockSupport.unpark(t);
-        }
+        wake();
         return;
       }
       try {
@@ -431,88 +331,6 @@ final class SocketLinks implements AutoCloseable {
       } finally {
         frame.release();
       }
-    }
-
-    private void handshake(ChannelHandlerContext ctx, ByteBuf frame) {
-      int r = frame.readerIndex() + 4; // past the length field
-      int payload = frame.readableBytes() - 4 - HEADER_BYTES;
-      int kind = payload >= 0 ? frame.getInt(r) : 0;
-      if (claimed < 0 && kind == OPEN && payload == LinkAuth.NONCE_BYTES) {
-        long from = frame.getLong(r + 8);
-        long to = frame.getLong(r + 16);
-        if (to != rank || from < 0 || from >= remote.length || !remote[(int) from]) {
-          refuse(ctx.channel(), "it asked for rank " + to + " as rank " + from);
-          return;
-        }
-        if ((frame.getInt(r + 4) == 1) != sealFrames) {
-          refuse(
-              ctx.channel(),
-              "it runs with DDP4J_SOCKET_INTEGRITY="
-                  + (sealFrames ? 0 : 1)
-                  + ", this rank with "
-                  + (sealFrames ? 1 : 0)
-                  + " (set the same on every rank)");
-          return;
-        }
-        claimed = (int) from;
-        peerNonce = new byte[LinkAuth.NONCE_BYTES];
-        frame.getBytes(r + HEADER_BYTES, peerNonce);
-        myNonce = LinkAuth.nonce();
-        byte[] proof = auth.receiverProof(myNonce, peerNonce, claimed, rank, sealFrames);
-        ByteBuf c = ctx.alloc().buffer(4 + HEADER_BYTES + myNonce.length + proof.length);
-        c.writeInt(HEADER_BYTES + myNonce.length + proof.length).writeInt(CHALLENGE).writeInt(0);
-        c.writeLong(0).writeLong(0).writeBytes(myNonce).writeBytes(proof);
-        ctx.writeAndFlush(c);
-        return;
-      }
-      if (claimed >= 0 && kind == HELLO && payload == LinkAuth.PROOF_BYTES) {
-        byte[] proof = new byte[LinkAuth.PROOF_BYTES];
-        frame.getBytes(r + HEADER_BYTES, proof);
-        boolean first;
-        synchronized (helloFrom) {
-          first = !helloFrom[claimed];
-          if (first
-              && LinkAuth.matches(
-                  auth.senderProof(myNonce, peerNonce, claimed, rank, sealFrames), proof)) {
-            helloFrom[claimed] = true;
-          } else {
-            first = false;
-          }
-        }
-        if (!first) {
-          refuse(
-              ctx.channel(),
-              "it could not prove the job secret (every rank must run with the job's"
-                  + " DDP4J_STORE_SECRET)");
-          return;
-        }
-        mac = sealFrames ? auth.frameMac(myNonce, peerNonce, claimed, rank) : null;
-        peer = claimed;
-        lastHeardNs.set(peer, System.nanoTime());
-        hellos.countDown();
-        return;
-      }
-      refuse(
-          ctx.channel(),
-          "it sent "
-              + (kind == HELLO ? "a HELLO without the handshake's proof" : "frame kind " + kind)
-              + " instead of the handshake (is it a ddp4j rank of this job and version?)");
-    }
-
-    /** Drops an unauthenticated connection and says why, naming who it claimed to be. */
-    void refuse(Channel ch, String why) {
-      if (!ch.isOpen()) {
-        return;
-      }
-      System.err.println(
-          "ddp4j WARN socket transport, rank "
-              + rank
-              + ": dropped a connection from "
-              + ch.remoteAddress()
-              + (claimed >= 0 ? " claiming to be rank " + claimed : "")
-              + ": "
-              + why);
-      ch.close();
     }
 
     private void tampered(ChannelHandlerContext ctx, String what) {
@@ -602,10 +420,7 @@ final class SocketLinks implements AutoCloseable {
     byte[] text = reason.getBytes(StandardCharsets.UTF_8);
     for (Channel ch : outbound) {
       if (ch != null && ch.isActive()) {
-        ByteBuf b = ch.alloc().buffer(4 + HEADER_BYTES + text.length);
-        b.writeInt(HEADER_BYTES + text.length).writeInt(FAILED).writeInt(0);
-        b.writeLong(sequence).writeLong(0).writeBytes(text);
-        ch.writeAndFlush(b);
+        ch.writeAndFlush(SocketFrameWriter.failed(ch.alloc(), sequence, text));
       }
     }
   }

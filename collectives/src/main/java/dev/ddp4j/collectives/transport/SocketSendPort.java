@@ -1,7 +1,6 @@
 package dev.ddp4j.collectives.transport;
 
 import static dev.ddp4j.collectives.reduce.UnsafeMemory.UNSAFE;
-import static dev.ddp4j.collectives.transport.SocketFrameDescriptor.HEADER_BYTES;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -32,9 +31,14 @@ final class SocketSendPort implements SendPort {
     if (!channel.isWritable()) {
       return false;
     }
-    ByteBuf frame = channel.alloc().directBuffer(4 + HEADER_BYTES + lengthBytes);
-    frame.writeInt(HEADER_BYTES + lengthBytes).writeInt(channelIndex).writeInt(tag.meta);
-    frame.writeLong(tag.sequence).writeLong(tag.count);
+    ByteBuf frame =
+        SocketFrameWriter.header(
+            channel.alloc().directBuffer(SocketFrameWriter.frameBytes(lengthBytes)),
+            channelIndex,
+            tag.meta,
+            tag.sequence,
+            tag.count,
+            lengthBytes);
     if (frame.hasMemoryAddress()) {
       UNSAFE.copyMemory(
           base, offset, null, frame.memoryAddress() + frame.writerIndex(), lengthBytes);

@@ -290,8 +290,8 @@ class CudaPlanTest {
     Topology t = GpuPlanning.sharedGpus(4);
     assertThat(t.deviceCount()).isEqualTo(4);
     assertThat(t.route(0, 3).label()).isEqualTo("NV18");
-    assertThat(GpuPlanning.deviceOf(t, "0000:00:00.0", 3)).isEqualTo(3);
-    assertThatThrownBy(() -> GpuPlanning.deviceOf(t, "0000:00:00.0", 4))
+    assertThat(GpuPlanning.deviceOf(t, "0000:00:00.0", 3, false)).isEqualTo(3);
+    assertThatThrownBy(() -> GpuPlanning.deviceOf(t, "0000:00:00.0", 4, false))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("DDP4J_TOPO_FILE");
   }
