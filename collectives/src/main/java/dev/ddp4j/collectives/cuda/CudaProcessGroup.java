@@ -192,7 +192,8 @@ public final class CudaProcessGroup implements DeviceGroup {
             rank,
             hostOfRank,
             () -> GpuPlanning.hostTopology(env, localRanks, shareGpus),
-            host -> GpuPlanning.deviceOf(host, myBus, logicalGpu),
+            GpuPlanning.deviceName(myBus, logicalGpu, shareGpus),
+            GpuPlanning::deviceOf,
             (job, devices) -> GpuPlanning.withAccess(job, devices, routing),
             GpuPlanning.request(options, routing.oneHost()),
             timeout);

@@ -284,8 +284,8 @@ class CudaPlanTest {
     Topology t = GpuPlanning.sharedGpus(4);
     assertThat(t.deviceCount()).isEqualTo(4);
     assertThat(t.route(0, 3).label()).isEqualTo("NV18");
-    assertThat(GpuPlanning.deviceOf(t, "0000:00:00.0", 3)).isEqualTo(3);
-    assertThatThrownBy(() -> GpuPlanning.deviceOf(t, "0000:00:00.0", 4))
+    assertThat(GpuPlanning.deviceOf(t, "0000:00:00.0", 3, true)).isEqualTo(3);
+    assertThatThrownBy(() -> GpuPlanning.deviceOf(t, "0000:00:00.0", 4, true))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("DDP4J_TOPO_FILE");
   }
@@ -317,7 +317,8 @@ class CudaPlanTest {
                             rank,
                             nodes,
                             () -> host,
-                            h -> rank,
+                            Integer.toString(rank),
+                            (who, h, published) -> Integer.parseInt(published),
                             (job, devices) -> job,
                             GpuPlanning.request(GpuPlanning.options(env.apply(rank), 64), true),
                             Duration.ofSeconds(20))
