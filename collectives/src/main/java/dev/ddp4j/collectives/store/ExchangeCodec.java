@@ -2,6 +2,7 @@ package dev.ddp4j.collectives.store;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * How a {@link StoreExchange} turns one rank's value into the bytes of its store key and back. The
@@ -66,23 +67,11 @@ public interface ExchangeCodec<T> {
         }
       };
 
-  /** Big-endian 4-byte ints, any count. */
+  /** Ints, any count, carried as {@link #LONGS} carries longs. */
   ExchangeCodec<int[]> INTS =
-      new ExchangeCodec<>() {
-        @Override
-        public byte[] encode(int[] value) {
-          ByteBuffer b = ByteBuffer.allocate(value.length * Integer.BYTES);
-          b.asIntBuffer().put(value);
-          return b.array();
-        }
-
-        @Override
-        public int[] decode(byte[] bytes) {
-          int[] out = new int[bytes.length / Integer.BYTES];
-          ByteBuffer.wrap(bytes).asIntBuffer().get(out);
-          return out;
-        }
-      };
+      LONGS.map(
+          l -> Arrays.stream(l).mapToInt(Math::toIntExact).toArray(),
+          i -> Arrays.stream(i).asLongStream().toArray());
 
   /**
    * This codec seen through a conversion: {@code decoded} after decoding, {@code encoded} before.

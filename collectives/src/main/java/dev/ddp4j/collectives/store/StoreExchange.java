@@ -22,32 +22,11 @@ import java.util.stream.IntStream;
  *
  * A rank that never publishes fails the others after the timeout with one line naming it and the
  * key prefix ({@link DdpTimeoutException#missingRanks()} lists it).
+ *
+ * @param rank this rank, in a group of {@code size}
+ * @param timeout how long each gather waits for the others
  */
-public final class StoreExchange {
-
-  private final Store store;
-  private final int rank;
-  private final int size;
-  private final Duration timeout;
-
-  /**
-   * The exchange of {@code rank} in a group of {@code size} ranks, each gather waiting up to {@code
-   * timeout}.
-   */
-  public StoreExchange(Store store, int rank, int size, Duration timeout) {
-    this.store = store;
-    this.rank = rank;
-    this.size = size;
-    this.timeout = timeout;
-  }
-
-  public int rank() {
-    return rank;
-  }
-
-  public int size() {
-    return size;
-  }
+public record StoreExchange(Store store, int rank, int size, Duration timeout) {
 
   /** Publishes {@code mine} and returns every rank's value, index = rank (collective). */
   public <T> List<T> allGather(String keyPrefix, T mine, ExchangeCodec<T> codec) {
@@ -61,19 +40,31 @@ public final class StoreExchange {
    */
   public <T> List<T> gather(String keyPrefix, T mine, int[] ranks, ExchangeCodec<T> codec) {
     store.set(keyPrefix + rank, codec.encode(mine));
-    List<String> keys = new ArrayList<>(ranks.length);
-    for (int r : ranks) {
-      if (r != rank) {
-        keys.add(keyPrefix + r);
-      }
-    }
-    List<byte[]> values = keys.isEmpty() ? List.of() : read(keyPrefix, ranks, keys);
+    Iterator<T> others =
+        read(keyPrefix, Arrays.stream(ranks).filter(r -> r != rank).toArray(), codec).iterator();
     List<T> out = new ArrayList<>(ranks.length);
-    int next = 0;
     for (int r : ranks) {
-      out.add(r == rank ? mine : codec.decode(values.get(next++)));
+      out.add(r == rank ? mine : others.next());
     }
     return out;
+  }
+
+  /**
+   * The values of {@code ranks} under {@code keyPrefix}, in that order, without publishing: the
+   * read half of {@link #gather}, for a step whose ranks publish their own way (a compareSet).
+   */
+  public <T> List<T> read(String keyPrefix, int[] ranks, ExchangeCodec<T> codec) {
+    if (ranks.length == 0) {
+      return List.of();
+    }
+    List<String> keys = Arrays.stream(ranks).mapToObj(r -> keyPrefix + r).toList();
+    List<byte[]> values;
+    try {
+      values = store.multiGet(keys, timeout);
+    } catch (DdpTimeoutException e) {
+      throw missing(keyPrefix, ranks, e);
+    }
+    return values.stream().map(codec::decode).toList();
   }
 
   /**
@@ -104,36 +95,33 @@ public final class StoreExchange {
         + String.join(", ", ranks.stream().map(String::valueOf).toList());
   }
 
-  private List<byte[]> read(String keyPrefix, int[] ranks, List<String> keys) {
+  /** {@code e} with the ranks of {@code ranks} that did not publish, as one line naming them. */
+  private DdpTimeoutException missing(String keyPrefix, int[] ranks, DdpTimeoutException e) {
+    List<Integer> missing = new ArrayList<>();
     try {
-      return store.multiGet(keys, timeout);
-    } catch (DdpTimeoutException e) {
-      List<Integer> missing = new ArrayList<>();
-      try {
-        for (int r : ranks) {
-          if (r != rank && !store.check(List.of(keyPrefix + r))) {
-            missing.add(r);
-          }
+      for (int r : ranks) {
+        if (!store.check(List.of(keyPrefix + r))) {
+          missing.add(r);
         }
-      } catch (RuntimeException lost) {
-        throw e; // the store itself is gone: its own message says so
       }
-      if (missing.isEmpty()) {
-        throw e;
-      }
-      throw new DdpTimeoutException(
-          "store exchange '"
-              + keyPrefix
-              + "' on rank "
-              + rank
-              + " timed out after "
-              + timeout.toSeconds()
-              + " s: "
-              + ranksText(missing)
-              + " of "
-              + (ranks.length == size ? "the group's " + size : Arrays.toString(ranks))
-              + " never published (did it fail, or not reach this setup step?)",
-          missing);
+    } catch (RuntimeException lost) {
+      return e; // the store itself is gone: its own message says so
     }
+    if (missing.isEmpty()) {
+      return e;
+    }
+    return new DdpTimeoutException(
+        "store exchange '"
+            + keyPrefix
+            + "' on rank "
+            + rank
+            + " timed out after "
+            + timeout.toSeconds()
+            + " s waiting for "
+            + ranks.length
+            + " rank(s): "
+            + ranksText(missing)
+            + " never published (did it fail, or not reach this setup step?)",
+        missing);
   }
 }

@@ -9,14 +9,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -36,48 +33,52 @@ class StoreExchangeTest {
   }
 
   @TempDir Path dir;
-  private StoreServer server;
-
-  @BeforeEach
-  void startServer() {
-    server = StoreServer.start("127.0.0.1", 0, SECRET);
-  }
+  private StoreServer server; // started by the first TCP client of a test
 
   @AfterEach
   void stopServer() {
-    server.close();
+    if (server != null) {
+      server.close();
+    }
   }
 
-  private Store client(Kind kind, Duration timeout) {
-    return kind == Kind.TCP
-        ? TcpStoreClient.connect("127.0.0.1", server.port(), SECRET, timeout)
-        : FileStore.open(dir.resolve("store"), timeout);
+  private synchronized Store client(Kind kind, Duration timeout) {
+    if (kind == Kind.FILE) {
+      return FileStore.open(dir.resolve("store"), timeout);
+    }
+    if (server == null) {
+      server = StoreServer.start("127.0.0.1", 0, SECRET);
+    }
+    return TcpStoreClient.connect("127.0.0.1", server.port(), SECRET, timeout);
   }
 
   /** Runs {@code rank} on a thread per rank in {@code ranks}, each with its own client. */
   private <T> List<T> onRanks(
       Kind kind, int[] ranks, Duration timeout, BiFunction<Integer, Store, T> rank)
       throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(ranks.length);
-    try {
-      List<Future<T>> futures = new ArrayList<>();
-      for (int r : ranks) {
-        futures.add(
-            pool.submit(
-                () -> {
-                  try (Store s = client(kind, timeout)) {
-                    return rank.apply(r, s);
-                  }
-                }));
-      }
-      List<T> out = new ArrayList<>();
-      for (Future<T> f : futures) {
-        out.add(f.get(60, TimeUnit.SECONDS));
-      }
-      return out;
-    } finally {
-      pool.shutdownNow();
+    // One thread per rank: every gather blocks until all its ranks published.
+    List<CompletableFuture<T>> futures = new ArrayList<>();
+    for (int r : ranks) {
+      CompletableFuture<T> f = new CompletableFuture<>();
+      futures.add(f);
+      Thread t =
+          new Thread(
+              () -> {
+                try (Store s = client(kind, timeout)) {
+                  f.complete(rank.apply(r, s));
+                } catch (RuntimeException e) {
+                  f.completeExceptionally(e);
+                }
+              },
+              "rank-" + r);
+      t.setDaemon(true);
+      t.start();
     }
+    List<T> out = new ArrayList<>();
+    for (CompletableFuture<T> f : futures) {
+      out.add(f.get(60, TimeUnit.SECONDS));
+    }
+    return out;
   }
 
   private static int[] upTo(int n) {
@@ -158,7 +159,7 @@ class StoreExchangeTest {
               DdpTimeoutException e = (DdpTimeoutException) o;
               assertThat(e.missingRanks()).containsExactly(2);
               assertThat(e.getMessage())
-                  .contains("'t/node/'", "rank 2 of the group's 4 never published")
+                  .contains("'t/node/'", "waiting for 3 rank(s): rank 2 never published")
                   .doesNotContain("\n");
             });
   }
