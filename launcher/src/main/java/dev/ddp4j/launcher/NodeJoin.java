@@ -6,15 +6,17 @@ import dev.ddp4j.DdpException;
 import dev.ddp4j.DdpTimeoutException;
 import dev.ddp4j.Store;
 import dev.ddp4j.StoreException;
+import dev.ddp4j.collectives.store.ExchangeCodec;
 import dev.ddp4j.collectives.store.FileStore;
+import dev.ddp4j.collectives.store.StoreExchange;
 import dev.ddp4j.collectives.store.StoreServer;
 import dev.ddp4j.collectives.store.TcpStoreClient;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.IntStream;
 
 /**
  * Forms the job out of {@code --nnodes} launchers: node 0 (or, with {@code --node-rank=-1},
@@ -70,7 +72,7 @@ final class NodeJoin {
               + " (up to "
               + c.rendezvousTimeout().toSeconds()
               + " s)");
-      awaitNodes(c, rdzvStore);
+      awaitNodes(c, rdzvStore, rank);
       String storeHost =
           a.isFile()
               ? "none: a file store"
@@ -168,19 +170,19 @@ final class NodeJoin {
     return rank;
   }
 
-  private static void awaitNodes(LaunchConfig c, Store s) {
-    List<String> keys = new ArrayList<>();
-    for (int r = 0; r < c.nnodes(); r++) {
-      keys.add(NodeRendezvousDescriptor.node(r));
-    }
+  private static void awaitNodes(LaunchConfig c, Store s, int rank) {
+    List<String> infos;
     try {
-      s.wait(keys, c.rendezvousTimeout());
+      infos =
+          new StoreExchange(s, rank, c.nnodes(), c.rendezvousTimeout())
+              .read(
+                  NodeRendezvousDescriptor.nodes(),
+                  IntStream.range(0, c.nnodes()).toArray(),
+                  ExchangeCodec.UTF8);
     } catch (DdpTimeoutException e) {
-      List<Integer> missing = new ArrayList<>();
-      for (int r = 0; r < c.nnodes(); r++) {
-        if (!s.check(List.of(keys.get(r)))) {
-          missing.add(r);
-        }
+      List<Integer> missing = e.missingRanks();
+      if (missing.isEmpty()) {
+        throw e;
       }
       throw new DdpTimeoutException(
           "rendezvous timed out after "
@@ -189,9 +191,8 @@ final class NodeJoin {
               + (c.nnodes() - missing.size())
               + " of "
               + c.nnodes()
-              + " nodes joined (missing node rank"
-              + (missing.size() > 1 ? "s " : " ")
-              + missing.toString().replaceAll("[\\[\\]]", "")
+              + " nodes joined (missing node "
+              + StoreExchange.ranksText(missing)
               + "); is "
               + c.store()
               + " reachable from "
@@ -200,8 +201,7 @@ final class NodeJoin {
           missing);
     }
     String expected = " nproc=" + c.nprocPerNode();
-    for (byte[] v : s.multiGet(keys, c.rendezvousTimeout())) {
-      String info = new String(v, StandardCharsets.UTF_8);
+    for (String info : infos) {
       if (!info.endsWith(expected)) {
         throw new DdpException(
             "node "

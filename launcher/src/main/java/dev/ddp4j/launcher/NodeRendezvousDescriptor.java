@@ -32,7 +32,12 @@ final class NodeRendezvousDescriptor {
   }
 
   static String node(int rank) {
-    return PREFIX + "node/" + rank;
+    return nodes() + rank;
+  }
+
+  /** The prefix of {@link #node} keys, one per node rank. */
+  static String nodes() {
+    return PREFIX + "node/";
   }
 
   static String storeHost() {

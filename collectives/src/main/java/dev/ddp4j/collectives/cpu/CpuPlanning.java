@@ -57,7 +57,8 @@ final class CpuPlanning {
                 rank,
                 nodeOfRank,
                 () -> TopologyDiscovery.cpuHost(sysRoot, myRanks.size()),
-                host -> myRanks.indexOf(rank),
+                Integer.toString(myRanks.indexOf(rank)),
+                (r, host, published) -> Integer.parseInt(published),
                 (t, devices) -> t,
                 new PlanAgreement.Request(
                     options,

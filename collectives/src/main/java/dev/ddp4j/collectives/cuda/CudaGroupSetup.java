@@ -137,7 +137,8 @@ final class CudaGroupSetup {
             rank,
             hostOfRank,
             () -> GpuPlanning.hostTopology(env, localRanks, shareGpus),
-            host -> GpuPlanning.deviceOf(host, myBus, logicalGpu, shareGpus),
+            GpuPlanning.deviceName(myBus, logicalGpu, shareGpus),
+            GpuPlanning::deviceOf,
             (job, devices) -> GpuPlanning.withAccess(job, devices, routing),
             GpuPlanning.request(options, routing.oneHost()),
             timeout);

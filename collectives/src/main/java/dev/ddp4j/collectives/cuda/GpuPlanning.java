@@ -8,11 +8,12 @@ import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.plan.PlanAgreement;
 import dev.ddp4j.collectives.plan.Planner;
 import dev.ddp4j.collectives.plan.PlannerOptions;
+import dev.ddp4j.collectives.store.ExchangeCodec;
+import dev.ddp4j.collectives.store.StoreExchange;
 import dev.ddp4j.collectives.topology.NvidiaSmiTopoParser;
 import dev.ddp4j.collectives.topology.Topology;
 import dev.ddp4j.collectives.topology.TopologyDiscovery;
 import dev.ddp4j.spi.Settings;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -201,14 +202,11 @@ public final class GpuPlanning {
    */
   static int agreeResidentCap(
       Store store, String prefix, int rank, int size, int mine, Duration timeout) {
-    store.set(
-        prefix + "/resident/" + rank, Integer.toString(mine).getBytes(StandardCharsets.UTF_8));
-    int cap = mine;
-    for (int r = 0; r < size; r++) {
-      String v = new String(store.get(prefix + "/resident/" + r, timeout), StandardCharsets.UTF_8);
-      cap = Math.min(cap, Integer.parseInt(v));
-    }
-    return cap;
+    return new StoreExchange(store, rank, size, timeout)
+        .allGather(prefix + "/resident/", mine, ExchangeCodec.INT).stream()
+            .mapToInt(Integer::intValue)
+            .min()
+            .orElse(mine);
   }
 
   /**
@@ -243,9 +241,27 @@ public final class GpuPlanning {
   }
 
   /**
-   * This rank's device in its host's topology: the GPU with its PCI bus id where the topology has
-   * exactly one such (discovery) and ranks do not share GPUs ({@code sharing}), else its logical
-   * GPU (a topology file, or ranks sharing GPUs).
+   * What names a rank's GPU for {@link #deviceOf(int, Topology, String)}: its PCI bus id, its
+   * logical GPU and whether ranks share GPUs, so that any rank finds its device as it would.
+   */
+  static String deviceName(String busId, int logicalGpu, boolean sharing) {
+    return busId.trim() + " " + logicalGpu + " " + sharing;
+  }
+
+  /** {@link #deviceOf(Topology, String, int, boolean)} of what {@code rank} published. */
+  static int deviceOf(int rank, Topology host, String deviceName) {
+    String[] f = deviceName.split(" ", 3);
+    try {
+      return deviceOf(host, f[0], Integer.parseInt(f[1]), Boolean.parseBoolean(f[2]));
+    } catch (ConfigException e) {
+      throw new ConfigException("rank " + rank + ": " + e.getMessage());
+    }
+  }
+
+  /**
+   * A rank's device in its host's topology: the GPU with its PCI bus id where the topology has
+   * exactly one such (discovery) and ranks do not share GPUs, else its logical GPU (a topology
+   * file, or ranks sharing GPUs).
    */
   static int deviceOf(Topology host, String busId, int logicalGpu, boolean sharing) {
     List<Integer> byBus = new ArrayList<>();
@@ -262,9 +278,9 @@ public final class GpuPlanning {
       return logicalGpu;
     }
     throw new ConfigException(
-        "the topology of this host has "
+        "its host's topology has "
             + host.deviceCount()
-            + " GPU(s) but this rank runs on logical GPU "
+            + " GPU(s) but it runs on logical GPU "
             + logicalGpu
             + " (bus id "
             + busId

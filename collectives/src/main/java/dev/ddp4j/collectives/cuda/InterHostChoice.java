@@ -3,10 +3,10 @@ package dev.ddp4j.collectives.cuda;
 import dev.ddp4j.ConfigException;
 import dev.ddp4j.Store;
 import dev.ddp4j.collectives.plan.InterHost;
+import dev.ddp4j.collectives.store.ExchangeCodec;
+import dev.ddp4j.collectives.store.StoreExchange;
 import dev.ddp4j.spi.Settings;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -103,11 +103,9 @@ final class InterHostChoice {
       return decide(s, List.of());
     }
     String mine = ncclProblem.get().orElse("");
-    store.set(prefix + "/interhost/" + rank, mine.getBytes(StandardCharsets.UTF_8));
-    List<String> all = new ArrayList<>();
-    for (int r = 0; r < size; r++) {
-      all.add(new String(store.get(prefix + "/interhost/" + r, timeout), StandardCharsets.UTF_8));
-    }
-    return decide(s, all);
+    return decide(
+        s,
+        new StoreExchange(store, rank, size, timeout)
+            .allGather(prefix + "/interhost/", mine, ExchangeCodec.UTF8));
   }
 }

@@ -3,8 +3,9 @@ package dev.ddp4j.collectives.cuda;
 import dev.ddp4j.Store;
 import dev.ddp4j.collectives.cuda.PeerRouting.RankPeer;
 import dev.ddp4j.collectives.gpu.Cu;
+import dev.ddp4j.collectives.store.ExchangeCodec;
+import dev.ddp4j.collectives.store.StoreExchange;
 import dev.ddp4j.collectives.transport.NodeIdentity;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,16 +63,16 @@ final class PeerDirectory {
     String[] bus = new String[1];
     Cu.check(JCudaDriver.cuDeviceGetPCIBusId(bus, 32, device), "cuDeviceGetPCIBusId");
     String myBus = bus[0].trim();
-    store.set(
-        prefix + "/peer/" + rank,
-        (host + "\n" + deviceOrdinal + "\n" + myBus + "\n" + agreed)
-            .getBytes(StandardCharsets.UTF_8));
+    StoreExchange exchange = new StoreExchange(store, rank, size, timeout);
+    List<String> said =
+        exchange.allGather(
+            prefix + "/peer/",
+            host + "\n" + deviceOrdinal + "\n" + myBus + "\n" + agreed,
+            ExchangeCodec.UTF8);
     List<RankPeer> peers = new ArrayList<>();
     String[] busIds = new String[size];
     for (int r = 0; r < size; r++) {
-      String[] f =
-          new String(store.get(prefix + "/peer/" + r, timeout), StandardCharsets.UTF_8)
-              .split("\n", 4);
+      String[] f = said.get(r).split("\n", 4);
       PeerAccessSettings.checkSame(rank, agreed, r, f[3]);
       peers.add(new RankPeer(r, f[0], Integer.parseInt(f[1])));
       busIds[r] = f[2];
@@ -80,10 +81,10 @@ final class PeerDirectory {
     for (int r = 0; r < size; r++) {
       row.append(r == rank ? '1' : canAccess(device, myBus, host, peers.get(r), busIds[r]));
     }
-    store.set(prefix + "/access/" + rank, row.toString().getBytes(StandardCharsets.UTF_8));
+    List<String> rows = exchange.allGather(prefix + "/access/", row.toString(), ExchangeCodec.UTF8);
     int[][] access = new int[size][size];
     for (int r = 0; r < size; r++) {
-      String v = new String(store.get(prefix + "/access/" + r, timeout), StandardCharsets.UTF_8);
+      String v = rows.get(r);
       for (int q = 0; q < size; q++) {
         char c = v.charAt(q);
         access[r][q] = c == '1' ? 1 : c == '0' ? 0 : -1;

@@ -3,12 +3,15 @@ package dev.ddp4j.collectives.cuda;
 import dev.ddp4j.Store;
 import dev.ddp4j.collectives.gpu.Cu;
 import dev.ddp4j.collectives.gpu.CudaException;
+import dev.ddp4j.collectives.store.ExchangeCodec;
+import dev.ddp4j.collectives.store.StoreExchange;
 import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.IntStream;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUipcMemHandle;
@@ -90,21 +93,22 @@ final class PeerScratch implements AutoCloseable {
       String[] bus = new String[1];
       Cu.check(JCudaDriver.cuDeviceGetPCIBusId(bus, 32, device), "cuDeviceGetPCIBusId");
       byte[] busBytes = bus[0].trim().getBytes(StandardCharsets.US_ASCII);
-      store.set(
-          prefix + "/scratch/" + rank,
+      byte[] mine =
           ByteBuffer.allocate(IPC_HANDLE_BYTES + 8 + busBytes.length)
               .put(handleBytes(handle))
               .putLong(layout.slotBytes())
               .put(busBytes)
-              .array());
+              .array();
+      int[] peers =
+          IntStream.range(0, layout.ranks()).filter(p -> p != rank && mapped[p]).toArray();
+      List<byte[]> theirs =
+          new StoreExchange(store, rank, layout.ranks(), timeout)
+              .gather(prefix + "/scratch/", mine, peers, ExchangeCodec.BYTES);
       long[] bases = new long[layout.ranks()];
       bases[rank] = Cu.address(own);
       scratch = new PeerScratch(layout, rank, own, bases);
-      for (int peer = 0; peer < layout.ranks(); peer++) {
-        if (peer != rank && mapped[peer]) {
-          scratch.open(
-              peer, store.get(prefix + "/scratch/" + peer, timeout), device, bus[0].trim());
-        }
+      for (int i = 0; i < peers.length; i++) {
+        scratch.open(peers[i], theirs.get(i), device, bus[0].trim());
       }
       // Publish this rank's area before waiting on the successor's, or a ring of host hops
       // would wait on itself.

@@ -3,6 +3,8 @@ package dev.ddp4j.collectives.nccl;
 import dev.ddp4j.DdpException;
 import dev.ddp4j.DdpTimeoutException;
 import dev.ddp4j.Store;
+import dev.ddp4j.collectives.store.ExchangeCodec;
+import dev.ddp4j.collectives.store.StoreExchange;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,6 +12,7 @@ import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.stream.IntStream;
 
 /**
  * The members of an NCCL sub-communicator (a cuda group's hierarchical column across hosts) agree
@@ -52,21 +55,17 @@ final class NcclSubGroups {
       publish(store, prefix, rank, "failed: " + e.getMessage());
       throw e;
     }
-    publish(store, prefix, rank, "ok");
+    List<String> verdicts =
+        new StoreExchange(store, rank, size, timeout)
+            .gatherOrMissing(
+                prefix + "/verdict/", "ok", IntStream.range(0, size).toArray(), ExchangeCodec.UTF8);
     List<String> failed = new ArrayList<>();
     List<Integer> silent = new ArrayList<>();
     for (int r = 0; r < size; r++) {
-      if (r == rank) {
-        continue;
-      }
-      String v;
-      try {
-        v = new String(store.get(prefix + "/verdict/" + r, timeout), StandardCharsets.UTF_8);
-      } catch (DdpTimeoutException e) {
+      String v = verdicts.get(r);
+      if (v == null) {
         silent.add(r);
-        continue;
-      }
-      if (!v.equals("ok")) {
+      } else if (r != rank && !v.equals("ok")) {
         failed.add("member " + r + " " + v);
       }
     }

@@ -4,9 +4,7 @@ import static dev.ddp4j.collectives.reduce.UnsafeMemory.UNSAFE;
 import static dev.ddp4j.collectives.transport.ShmRingDescriptor.*;
 
 import dev.ddp4j.ConfigException;
-import dev.ddp4j.Store;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
+import java.util.List;
 
 /**
  * Direct reads of peers' buffers between the ranks of a group that all share one node: each rank
@@ -14,8 +12,8 @@ import java.time.Duration;
  * ({@link ShmRingDescriptor}: posted, reduced, gathered), and peers read it instead of passing
  * pieces through the rings: through their mappings of the group's shared host memory ({@link
  * SharedHostMemory}) where every buffer lies in it, else with {@link CrossMemory} (one kernel copy)
- * where every rank passed the cross-memory probe at group creation. Used by the progress thread
- * only.
+ * where every rank passed the cross-memory probe at group creation ({@link #note}, {@link
+ * #decide}). Used by the progress thread only.
  */
 public final class DirectPeers implements AutoCloseable {
 
@@ -54,38 +52,37 @@ public final class DirectPeers implements AutoCloseable {
   record Decision(DirectPeers peers, String reason, boolean refused) {}
 
   /**
-   * Decides, collectively over a group whose {@code size} ranks all share this node through {@code
-   * shm}, whether it uses cross-memory attach: each rank reads every peer's probe word unless it is
-   * disabled or cannot, publishes the outcome in the store, and the group uses CMA only if every
-   * rank could ({@code refused}: some rank tried and the kernel said no).
+   * What this rank tells its peers when it has mapped their files ({@link ShmLinks#awaitMapped}),
+   * in a group whose {@code size} ranks all share this node through {@code shm}: its cross-memory
+   * settings and whether it could read every peer's probe word (unless that is disabled).
    */
-  static Decision negotiate(
-      Store store,
-      String keyPrefix,
+  static String note(int rank, int size, ShmLinks shm, TransportConfig config) {
+    return config.cmaMinBytes()
+        + " "
+        + config.cmaMaxBytes()
+        + " "
+        + config.sharedMinBytes()
+        + " "
+        + probe(rank, size, shm, config);
+  }
+
+  /**
+   * Decides from every rank's {@link #note} (index = rank) whether the group uses cross-memory
+   * attach: only if every rank could ({@code refused}: some rank tried and the kernel said no).
+   * Every rank decides alike.
+   */
+  static Decision decide(
+      List<String> notes,
       int rank,
       int size,
       ShmLinks shm,
       SharedHostMemory shared,
       TransportConfig config,
-      Duration timeout,
       String yama) {
-    String mine = probe(rank, size, shm, config);
-    store.set(
-        keyPrefix + "cma/" + rank,
-        (config.cmaMinBytes()
-                + " "
-                + config.cmaMaxBytes()
-                + " "
-                + config.sharedMinBytes()
-                + " "
-                + mine)
-            .getBytes(StandardCharsets.UTF_8));
     String refusal = null;
     boolean tried = true;
     for (int r = 0; r < size; r++) {
-      String[] said =
-          new String(store.get(keyPrefix + "cma/" + r, timeout), StandardCharsets.UTF_8)
-              .split(" ", 4);
+      String[] said = notes.get(r).split(" ", 4);
       if (Long.parseLong(said[0]) != config.cmaMinBytes()
           || Long.parseLong(said[1]) != config.cmaMaxBytes()
           || Long.parseLong(said[2]) != config.sharedMinBytes()) {

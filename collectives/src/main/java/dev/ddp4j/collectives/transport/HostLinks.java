@@ -1,10 +1,12 @@
 package dev.ddp4j.collectives.transport;
 
 import dev.ddp4j.Store;
-import java.nio.charset.StandardCharsets;
+import dev.ddp4j.collectives.store.ExchangeCodec;
+import dev.ddp4j.collectives.store.StoreExchange;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.IntStream;
 
 /**
  * The {@link Links} of a cpu group: shared memory between ranks that share a node (unless {@code
@@ -61,46 +63,42 @@ public final class HostLinks implements Links {
   public static HostLinks connect(
       Store store, String keyPrefix, int rank, int size, TransportConfig config, Duration timeout) {
     String node = config.shmDisabled() ? "rank-" + rank : NodeIdentity.current();
-    store.set(keyPrefix + "node/" + rank, node.getBytes(StandardCharsets.UTF_8));
-    List<Integer> sameNode = new ArrayList<>();
-    String[] nodeOf = new String[size];
-    for (int r = 0; r < size; r++) {
-      byte[] other = r == rank ? null : store.get(keyPrefix + "node/" + r, timeout);
-      nodeOf[r] = r == rank ? node : new String(other, StandardCharsets.UTF_8);
-      if (node.equals(nodeOf[r])) {
-        sameNode.add(r);
-      }
-    }
-    int[] nodeRanks = sameNode.stream().mapToInt(Integer::intValue).toArray();
+    StoreExchange exchange = new StoreExchange(store, rank, size, timeout);
+    String[] nodeOf =
+        exchange.allGather(keyPrefix + "node/", node, ExchangeCodec.UTF8).toArray(String[]::new);
+    int[] nodeRanks = IntStream.range(0, size).filter(r -> node.equals(nodeOf[r])).toArray();
     ShmLinks shm = null;
     SocketLinks sockets = null;
     // Before peers can probe this rank: under Yama ptrace_scope=1 they may read it only once it
-    // allowed them (the probe runs after every rank mapped every ring file).
+    // allowed them (a peer probes once it mapped this rank's ring file, published after this).
     boolean cma = nodeRanks.length == size && size > 1 && config.cmaWanted();
     String yama = cma ? CrossMemory.allowPeersUnderYama() : null;
     try {
+      DirectPeers.Decision decision = null;
       if (nodeRanks.length > 1) {
         shm =
             ShmLinks.connect(
-                store,
+                exchange,
                 keyPrefix,
-                rank,
                 nodeRanks,
                 config.ringLayout(nodeRanks.length),
                 config.shmDir(),
-                config.fallbackDir(),
-                timeout);
+                config.fallbackDir());
+        // One round says "mapped" and carries the cross-memory probe, which needs only the
+        // peers' files (their probe words were set before they published them).
+        boolean direct = nodeRanks.length == size;
+        List<String> notes =
+            shm.awaitMapped(
+                exchange, keyPrefix, direct ? DirectPeers.note(rank, size, shm, config) : "");
+        if (direct) {
+          SharedHostMemory shared =
+              new SharedHostMemory(
+                  store, keyPrefix, rank, size, config.shmDir(), config.fallbackDir(), timeout);
+          decision = DirectPeers.decide(notes, rank, size, shm, shared, config, yama);
+        }
       }
       if (nodeRanks.length < size) {
-        sockets = SocketLinks.connect(store, keyPrefix, rank, size, nodeRanks, config, timeout);
-      }
-      DirectPeers.Decision decision = null;
-      if (shm != null && nodeRanks.length == size) {
-        SharedHostMemory shared =
-            new SharedHostMemory(
-                store, keyPrefix, rank, size, config.shmDir(), config.fallbackDir(), timeout);
-        decision =
-            DirectPeers.negotiate(store, keyPrefix, rank, size, shm, shared, config, timeout, yama);
+        sockets = SocketLinks.connect(exchange, keyPrefix, nodeRanks, config, timeout);
       }
       return new HostLinks(rank, size, config, shm, sockets, nodeOf, decision);
     } catch (RuntimeException e) {

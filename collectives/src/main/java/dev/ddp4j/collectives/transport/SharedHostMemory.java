@@ -3,8 +3,9 @@ package dev.ddp4j.collectives.transport;
 import dev.ddp4j.ConfigException;
 import dev.ddp4j.DdpTimeoutException;
 import dev.ddp4j.Store;
+import dev.ddp4j.collectives.store.ExchangeCodec;
+import dev.ddp4j.collectives.store.StoreExchange;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,7 +29,7 @@ public final class SharedHostMemory implements AutoCloseable {
   /** What one {@code FileChannel.map} can map. */
   public static final long MAX_BYTES = Integer.MAX_VALUE;
 
-  private final Store store;
+  private final StoreExchange exchange;
   private final String keyPrefix;
   private final int rank;
   private final int size;
@@ -52,7 +53,7 @@ public final class SharedHostMemory implements AutoCloseable {
       Path dir,
       Path fallbackDir,
       Duration timeout) {
-    this.store = store;
+    this.exchange = new StoreExchange(store, rank, size, timeout);
     this.keyPrefix = keyPrefix;
     this.rank = rank;
     this.size = size;
@@ -85,19 +86,19 @@ public final class SharedHostMemory implements AutoCloseable {
     List<ShmSegment> opened = new ArrayList<>();
     opened.add(own);
     try {
-      String key = keyPrefix + "mem/" + k + "/";
-      store.set(
-          key + rank,
-          (bytes + "\n" + own.address() + "\n" + own.path()).getBytes(StandardCharsets.UTF_8));
+      List<String> all =
+          gather(
+              keyPrefix + "mem/" + k + "/",
+              bytes + "\n" + own.address() + "\n" + own.path(),
+              k,
+              "allocate it");
       Region[] added = new Region[size];
       added[rank] = new Region(own.address(), bytes, own.address());
       for (int peer = 0; peer < size; peer++) {
         if (peer == rank) {
           continue;
         }
-        String[] said =
-            new String(awaitKey(key + peer, k, peer, "allocate it"), StandardCharsets.UTF_8)
-                .split("\n", 3);
+        String[] said = all.get(peer).split("\n", 3);
         long peerBytes = Long.parseLong(said[0]);
         if (peerBytes != bytes) {
           throw new ConfigException(
@@ -117,10 +118,7 @@ public final class SharedHostMemory implements AutoCloseable {
         opened.add(mapped);
         added[peer] = new Region(Long.parseLong(said[1]), bytes, mapped.address());
       }
-      store.set(keyPrefix + "mem-mapped/" + k + "/" + rank, new byte[] {1});
-      for (int r = 0; r < size; r++) {
-        awaitKey(keyPrefix + "mem-mapped/" + k + "/" + r, k, r, "map every rank's block");
-      }
+      gather(keyPrefix + "mem-mapped/" + k + "/", "", k, "map every rank's block");
       own.unlink(); // every rank holds a mapping now: nothing left to clean up after a crash
       Region[][] next = new Region[size][];
       for (int r = 0; r < size; r++) {
@@ -139,11 +137,12 @@ public final class SharedHostMemory implements AutoCloseable {
   }
 
   /**
-   * The value of {@code key}, which {@code peer} sets once it did {@code what}; names it if not.
+   * Every rank's value under {@code keyPrefix}, which each sets once it did {@code what} for
+   * allocation #{@code k}; names the ranks that did not.
    */
-  private byte[] awaitKey(String key, int k, int peer, String what) {
+  private List<String> gather(String keyPrefix, String mine, int k, String what) {
     try {
-      return store.get(key, timeout);
+      return exchange.allGather(keyPrefix, mine, ExchangeCodec.UTF8);
     } catch (DdpTimeoutException e) {
       throw new DdpTimeoutException(
           "shared host memory allocation #"
@@ -152,13 +151,13 @@ public final class SharedHostMemory implements AutoCloseable {
               + rank
               + " timed out after "
               + timeout
-              + ": rank "
-              + peer
+              + ": "
+              + StoreExchange.ranksText(e.missingRanks())
               + " did not "
               + what
               + " (every rank calls allocateHost with the same count, at the same place among its"
               + " collectives)",
-          List.of(peer));
+          e.missingRanks());
     }
   }
 

@@ -4,18 +4,16 @@ import static dev.ddp4j.collectives.reduce.UnsafeMemory.UNSAFE;
 import static dev.ddp4j.collectives.transport.ShmRingDescriptor.*;
 
 import dev.ddp4j.DdpException;
-import dev.ddp4j.Store;
-import java.nio.charset.StandardCharsets;
+import dev.ddp4j.collectives.store.ExchangeCodec;
+import dev.ddp4j.collectives.store.StoreExchange;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Shared-memory connections among the ranks of one node: each rank creates one file holding the
  * rings its node peers write into ({@link ShmRingDescriptor}), publishes its path in the store,
- * maps every peer's file, and unlinks its own once all have mapped it.
+ * maps every peer's file, and unlinks its own once all have mapped it ({@link #awaitMapped}).
  */
 final class ShmLinks implements AutoCloseable {
 
@@ -47,18 +45,17 @@ final class ShmLinks implements AutoCloseable {
   }
 
   /**
-   * Connects the ranks {@code nodeRanks} (this rank among them) through files in {@code dir};
-   * collective over those ranks.
+   * Maps the files of the ranks {@code nodeRanks} (this rank among them) in {@code dir}; collective
+   * over those ranks, as is the {@link #awaitMapped} that must follow.
    */
   static ShmLinks connect(
-      Store store,
+      StoreExchange exchange,
       String keyPrefix,
-      int rank,
       int[] nodeRanks,
       ShmRingDescriptor layout,
       Path dir,
-      Path fallbackDir,
-      Duration timeout) {
+      Path fallbackDir) {
+    int rank = exchange.rank();
     int local = indexOf(nodeRanks, rank);
     String name = ShmSegment.newName(rank);
     ShmSegment own = ShmSegment.create(dir, fallbackDir, name, layout.fileBytes());
@@ -76,24 +73,15 @@ final class ShmLinks implements AutoCloseable {
       UNSAFE.putLong(null, base + PROBE_ADDRESS_OFFSET, probeWord);
       UNSAFE.putLong(null, base + PROBE_VALUE_OFFSET, probeValue);
       UNSAFE.putLongVolatile(null, base + MAGIC_OFFSET, MAGIC);
-      store.set(keyPrefix + "shm/" + rank, own.path().toString().getBytes(StandardCharsets.UTF_8));
+      List<String> paths =
+          exchange.gather(keyPrefix + "shm/", own.path().toString(), nodeRanks, ExchangeCodec.UTF8);
       segments[local] = own;
       for (int i = 0; i < nodeRanks.length; i++) {
         if (i != local) {
-          byte[] path = store.get(keyPrefix + "shm/" + nodeRanks[i], timeout);
-          segments[i] =
-              ShmSegment.open(
-                  Path.of(new String(path, StandardCharsets.UTF_8)), layout.fileBytes());
+          segments[i] = ShmSegment.open(Path.of(paths.get(i)), layout.fileBytes());
           checkHeader(segments[i], layout, nodeRanks[i]);
         }
       }
-      store.set(keyPrefix + "shm-mapped/" + rank, new byte[] {1});
-      List<String> mapped = new ArrayList<>();
-      for (int r : nodeRanks) {
-        mapped.add(keyPrefix + "shm-mapped/" + r);
-      }
-      store.wait(mapped, timeout);
-      own.unlink(); // every peer holds a mapping now: nothing left to clean up after a crash
       return new ShmLinks(nodeRanks, local, layout, own, segments, probeWord);
     } catch (RuntimeException e) {
       UNSAFE.freeMemory(probeWord);
@@ -105,6 +93,18 @@ final class ShmLinks implements AutoCloseable {
       own.close();
       throw e;
     }
+  }
+
+  /**
+   * Says this rank mapped every node peer's file, with {@code note} (what the group decides next,
+   * in the same round), waits until every peer did, and unlinks this rank's file; returns every
+   * node rank's note in the order of {@code nodeRanks}. Collective over those ranks.
+   */
+  List<String> awaitMapped(StoreExchange exchange, String keyPrefix, String note) {
+    List<String> notes =
+        exchange.gather(keyPrefix + "shm-mapped/", note, nodeRanks, ExchangeCodec.UTF8);
+    own.unlink(); // every peer holds a mapping now: nothing left to clean up after a crash
+    return notes;
   }
 
   private static void checkHeader(ShmSegment peer, ShmRingDescriptor layout, int peerRank) {

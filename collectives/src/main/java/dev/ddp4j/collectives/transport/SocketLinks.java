@@ -4,8 +4,9 @@ import static dev.ddp4j.collectives.transport.SocketFrameDescriptor.*;
 
 import dev.ddp4j.DdpException;
 import dev.ddp4j.DdpTimeoutException;
-import dev.ddp4j.Store;
 import dev.ddp4j.collectives.log.DebugLog;
+import dev.ddp4j.collectives.store.ExchangeCodec;
+import dev.ddp4j.collectives.store.StoreExchange;
 import dev.ddp4j.spi.Settings;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -27,11 +28,13 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.stream.IntStream;
 
 /**
  * Netty TCP connections to the ranks on other nodes ({@link SocketFrameDescriptor}): a server per
@@ -110,13 +113,13 @@ final class SocketLinks implements AutoCloseable {
   }
 
   static SocketLinks connect(
-      Store store,
+      StoreExchange exchange,
       String keyPrefix,
-      int rank,
-      int size,
       int[] nodeRanks,
       TransportConfig config,
       Duration timeout) {
+    int rank = exchange.rank();
+    int size = exchange.size();
     SocketLinks base =
         new SocketLinks(
             rank,
@@ -149,14 +152,14 @@ final class SocketLinks implements AutoCloseable {
     SocketLinks links = new SocketLinks(base, server);
     try {
       int port = ((InetSocketAddress) server.localAddress()).getPort();
-      store.set(keyPrefix + "sock/" + rank, (host + ":" + port).getBytes(StandardCharsets.UTF_8));
-      for (int p = 0; p < size; p++) {
-        if (ShmLinks.indexOf(nodeRanks, p) < 0) {
-          String addr =
-              new String(store.get(keyPrefix + "sock/" + p, timeout), StandardCharsets.UTF_8);
-          links.addresses[p] = addr;
-          links.outbound[p] = links.dial(p, addr, config, timeout);
-        }
+      int[] remote =
+          IntStream.range(0, size).filter(p -> ShmLinks.indexOf(nodeRanks, p) < 0).toArray();
+      List<String> addrs =
+          exchange.gather(keyPrefix + "sock/", host + ":" + port, remote, ExchangeCodec.UTF8);
+      for (int i = 0; i < remote.length; i++) {
+        int p = remote[i];
+        links.addresses[p] = addrs.get(i);
+        links.outbound[p] = links.dial(p, addrs.get(i), config, timeout);
       }
       if (!links.hellos.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         throw new DdpTimeoutException(

@@ -290,8 +290,8 @@ class CudaPlanTest {
     Topology t = GpuPlanning.sharedGpus(4);
     assertThat(t.deviceCount()).isEqualTo(4);
     assertThat(t.route(0, 3).label()).isEqualTo("NV18");
-    assertThat(GpuPlanning.deviceOf(t, "0000:00:00.0", 3, false)).isEqualTo(3);
-    assertThatThrownBy(() -> GpuPlanning.deviceOf(t, "0000:00:00.0", 4, false))
+    assertThat(GpuPlanning.deviceOf(t, "0000:00:00.0", 3, true)).isEqualTo(3);
+    assertThatThrownBy(() -> GpuPlanning.deviceOf(t, "0000:00:00.0", 4, true))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("DDP4J_TOPO_FILE");
   }
@@ -323,7 +323,8 @@ class CudaPlanTest {
                             rank,
                             nodes,
                             () -> host,
-                            h -> rank,
+                            Integer.toString(rank),
+                            (who, h, published) -> Integer.parseInt(published),
                             (job, devices) -> job,
                             GpuPlanning.request(
                                 GpuPlanning.options(dev.ddp4j.spi.Settings.of(env.apply(rank)), 64),

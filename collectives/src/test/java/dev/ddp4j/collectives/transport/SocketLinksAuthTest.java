@@ -9,6 +9,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ddp4j.DdpException;
 import dev.ddp4j.Store;
+import dev.ddp4j.collectives.store.StoreExchange;
 import dev.ddp4j.collectives.store.StoreServer;
 import dev.ddp4j.collectives.store.TcpStoreClient;
 import java.io.ByteArrayOutputStream;
@@ -164,10 +165,8 @@ class SocketLinksAuthTest {
 
   private static SocketLinks connect(Store store, int rank) {
     return SocketLinks.connect(
-        store,
+        new StoreExchange(store, rank, 2, TIMEOUT),
         "t/",
-        rank,
-        2,
         new int[] {rank},
         TransportConfig.fromEnvironment(dev.ddp4j.spi.Settings.of(ENV)),
         TIMEOUT);

@@ -1,8 +1,11 @@
 package dev.ddp4j.launcher.doctor;
 
+import static dev.ddp4j.collectives.store.ExchangeCodec.UTF8;
+
 import dev.ddp4j.DdpException;
 import dev.ddp4j.DdpTimeoutException;
 import dev.ddp4j.Store;
+import dev.ddp4j.collectives.store.StoreExchange;
 import dev.ddp4j.collectives.store.StoreServer;
 import dev.ddp4j.collectives.store.TcpStoreClient;
 import java.nio.charset.StandardCharsets;
@@ -10,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.LongSupplier;
+import java.util.stream.IntStream;
 
 /**
  * A multi-node doctor: every node's doctor joins the job's store the way launchers do (node 0, or
@@ -98,7 +102,9 @@ final class JobJoin {
                 "run one doctor per node, with the job's --nnodes"));
         return out;
       }
-      store.set(P + "node/" + rank, m.hostName().getBytes(StandardCharsets.UTF_8));
+      StoreExchange exchange = new StoreExchange(store, rank, job.nnodes(), job.joinTimeout());
+      int[] nodes = IntStream.range(0, job.nnodes()).toArray();
+      List<String> hosts = exchange.gatherOrMissing(P + "node/", m.hostName(), nodes, UTF8);
       out.add(
           Finding.ok(
               STORE,
@@ -108,7 +114,8 @@ final class JobJoin {
                   + rank
                   + (server != null ? " (hosting it)" : "")
                   + ", proving the job secret"));
-      List<Integer> missing = awaitNodes(store, job);
+      List<Integer> missing =
+          IntStream.range(0, nodes.length).filter(r -> hosts.get(r) == null).boxed().toList();
       if (!missing.isEmpty()) {
         out.add(
             Finding.fail(
@@ -135,9 +142,12 @@ final class JobJoin {
       for (Finding f : out) {
         report.append(f.line()).append('\n');
       }
-      store.set(P + "report/" + rank, report.toString().getBytes(StandardCharsets.UTF_8));
+      // Node 0 reads every node's report; the others only publish theirs.
+      List<String> reports =
+          exchange.gatherOrMissing(
+              P + "report/", report.toString(), rank == 0 ? nodes : new int[0], UTF8);
       if (rank == 0) {
-        out.addAll(others(store, job));
+        out.addAll(others(hosts, reports, job));
       }
       store.set(P + "done/" + rank, new byte[0]);
       if (server != null) {
@@ -166,25 +176,6 @@ final class JobJoin {
       if (server != null) {
         server.close();
       }
-    }
-  }
-
-  private static List<Integer> awaitNodes(Store store, DoctorJob job) {
-    List<String> keys = new ArrayList<>();
-    for (int r = 0; r < job.nnodes(); r++) {
-      keys.add(P + "node/" + r);
-    }
-    try {
-      store.wait(keys, job.joinTimeout());
-      return List.of();
-    } catch (DdpTimeoutException e) {
-      List<Integer> missing = new ArrayList<>();
-      for (int r = 0; r < job.nnodes(); r++) {
-        if (!store.check(List.of(keys.get(r)))) {
-          missing.add(r);
-        }
-      }
-      return missing;
     }
   }
 
@@ -226,16 +217,12 @@ final class JobJoin {
   }
 
   /** Every other node's WARN and FAIL lines, prefixed with its rank and host. */
-  private static List<Finding> others(Store store, DoctorJob job) {
+  private static List<Finding> others(List<String> hosts, List<String> reports, DoctorJob job) {
     List<Finding> out = new ArrayList<>();
     for (int r = 1; r < job.nnodes(); r++) {
-      String host =
-          new String(store.get(P + "node/" + r, job.joinTimeout()), StandardCharsets.UTF_8);
-      String report;
-      try {
-        report =
-            new String(store.get(P + "report/" + r, job.joinTimeout()), StandardCharsets.UTF_8);
-      } catch (DdpTimeoutException e) {
+      String host = hosts.get(r);
+      String report = reports.get(r);
+      if (report == null) {
         out.add(
             Finding.fail(
                 "node " + r,
