@@ -98,7 +98,7 @@ public final class BenchDdpCommand implements Callable<Integer> {
   List<String> jvmArgs = new ArrayList<>();
 
   @Override
-  public Integer call() throws IOException, InterruptedException {
+  public Integer call() throws IOException {
     if (ranks < 1) {
       throw new IllegalArgumentException("--nproc-per-node=" + ranks + " (expected: >= 1)");
     }
@@ -114,9 +114,32 @@ public final class BenchDdpCommand implements Callable<Integer> {
               + " (expected: --classpath ddp-runtime.jar:ddp-bench.jar; the GPU bundle's ddp/ folder"
               + " has both)");
     }
-    LocalBenchRanks.requireUsable("bench ddp", "cuda");
+    LocalBenchRanks.requireUsable(
+        "bench ddp", "cuda", "bench ddp needs a machine with an NVIDIA GPU and driver");
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--layers",
+                layers,
+                "--backward-us",
+                backwardUs,
+                "--steps",
+                Integer.toString(steps),
+                "--first-bucket-mb",
+                firstBucketMb,
+                "--bucket-cap-mb",
+                bucketCapMb,
+                "--comm-priority",
+                commPriority));
+    if (trace != null) {
+      args.addAll(List.of("--trace", trace));
+    }
     return LocalBenchRanks.run(
-        "ddp4j-bench-ddp", ranks, Duration.ofHours(1), (r, store) -> start(r, store, cp));
+        "ddp4j-bench-ddp",
+        ranks,
+        Duration.ofHours(1),
+        new LocalBenchRanks.Ranks("cuda", jvmArgs, cp, WORKER, args),
+        r -> r == 0 ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.DISCARD);
   }
 
   /** Whether the worker class is in one of the class path's entries (jars or folders). */
@@ -138,26 +161,5 @@ public final class BenchDdpCommand implements Callable<Integer> {
       }
     }
     return false;
-  }
-
-  private Process start(int rank, Path store, String cp) throws IOException {
-    List<String> cmd = LocalBenchRanks.javaCommand(jvmArgs, cp, WORKER);
-    cmd.addAll(List.of("--layers", layers, "--backward-us", backwardUs, "--steps", "" + steps));
-    cmd.addAll(
-        List.of(
-            "--first-bucket-mb",
-            firstBucketMb,
-            "--bucket-cap-mb",
-            bucketCapMb,
-            "--comm-priority",
-            commPriority));
-    if (trace != null) {
-      cmd.addAll(List.of("--trace", trace));
-    }
-    ProcessBuilder pb = new ProcessBuilder(cmd).inheritIO();
-    if (rank != 0) {
-      pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
-    }
-    return LocalBenchRanks.environment(pb, rank, ranks, "cuda", store).start();
   }
 }

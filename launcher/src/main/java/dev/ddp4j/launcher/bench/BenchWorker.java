@@ -1,6 +1,5 @@
 package dev.ddp4j.launcher.bench;
 
-import dev.ddp4j.ConfigException;
 import dev.ddp4j.DataType;
 import dev.ddp4j.Ddp;
 import dev.ddp4j.ProcessGroup;
@@ -11,10 +10,10 @@ import dev.ddp4j.collectives.gpu.DeviceGroup;
 import java.nio.ByteBuffer;
 
 /**
- * One rank of {@code launcher.jar bench}: joins the job with {@link Ddp#init()}, times the
- * collective at every size and checks one result per size; rank 0 prints the table. Arguments (set
- * by {@link BenchCommand}): op dtype redop root minBytes maxBytes stepFactor iterations(0 = auto)
- * buffers(plain or shared).
+ * One rank of {@code launcher.jar bench}, run by WorkerBootstrap: joins the job with {@link
+ * Ddp#init()}, times the collective at every size and checks one result per size; rank 0 prints the
+ * table. Arguments (set by {@link BenchCommand}): op dtype redop root minBytes maxBytes stepFactor
+ * iterations(0 = auto) buffers(plain or shared).
  */
 public final class BenchWorker {
 
@@ -32,19 +31,13 @@ public final class BenchWorker {
     int factor = Integer.parseInt(args[6]);
     long fixedIterations = Long.parseLong(args[7]);
     boolean shared = args.length > 8 && args[8].equals("shared");
-    int status = 0;
+    // A failure reaches WorkerBootstrap, which reports it (a configuration mistake in one line)
+    // and exits 2 or 1.
     try (ProcessGroup pg = Ddp.init()) {
       run(pg, collective, type, op, root, minBytes, maxBytes, factor, fixedIterations, shared);
-    } catch (ConfigException e) {
-      // A configuration mistake: one line, not a stack trace.
-      System.err.println("bench rank " + System.getenv("RANK") + ": " + e.getMessage());
-      status = 2;
-    } catch (RuntimeException | Error e) {
-      e.printStackTrace();
-      status = 1;
     }
     System.out.flush();
-    System.exit(status);
+    System.exit(0); // a backend's leftover non-daemon threads must not keep a finished rank alive
   }
 
   /** The rule bench/mpi_allreduce.c uses too: about 1 GiB moved per size, 5 to 20000 calls. */
