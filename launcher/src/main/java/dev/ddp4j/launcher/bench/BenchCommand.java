@@ -1,12 +1,13 @@
 package dev.ddp4j.launcher.bench;
 
+import dev.ddp4j.launcher.JvmArgOption;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -98,11 +99,7 @@ public final class BenchCommand implements Callable<Integer> {
               + " Default: ${DEFAULT-VALUE}.")
   String buffers;
 
-  @Option(
-      names = "--jvm-arg",
-      paramLabel = "ARG",
-      description = "An option for every rank JVM (repeatable).")
-  List<String> jvmArgs = new ArrayList<>();
+  @Mixin JvmArgOption jvmArgs = new JvmArgOption();
 
   /** Where rank 0's table goes: this process's stdout, or a file in tests. */
   ProcessBuilder.Redirect output = ProcessBuilder.Redirect.INHERIT;
@@ -145,7 +142,7 @@ public final class BenchCommand implements Callable<Integer> {
         Duration.ofHours(2),
         new LocalBenchRanks.Ranks(
             backend,
-            jvmArgs,
+            jvmArgs.values(),
             System.getProperty("java.class.path"),
             BenchWorker.class.getName(),
             args),

@@ -1,5 +1,6 @@
 package dev.ddp4j.launcher.bench;
 
+import dev.ddp4j.launcher.JvmArgOption;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -9,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -91,11 +93,7 @@ public final class BenchDdpCommand implements Callable<Integer> {
           "Where ddp-runtime's and the bench module's classes are, if not on the launcher's class path.")
   String classpath;
 
-  @Option(
-      names = "--jvm-arg",
-      paramLabel = "ARG",
-      description = "An option for every rank JVM (repeatable).")
-  List<String> jvmArgs = new ArrayList<>();
+  @Mixin JvmArgOption jvmArgs = new JvmArgOption();
 
   @Override
   public Integer call() throws IOException {
@@ -138,7 +136,7 @@ public final class BenchDdpCommand implements Callable<Integer> {
         "ddp4j-bench-ddp",
         ranks,
         Duration.ofHours(1),
-        new LocalBenchRanks.Ranks("cuda", jvmArgs, cp, WORKER, args),
+        new LocalBenchRanks.Ranks("cuda", jvmArgs.values(), cp, WORKER, args),
         r -> r == 0 ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.DISCARD);
   }
 
