@@ -58,6 +58,18 @@ public final class Ddp {
             + " on the classpath (expected: dev.ddp4j:collectives, which provides tcp:// and file:// stores)");
   }
 
+  /**
+   * The backend {@code name} selects on this machine, chosen as {@link #init(InitOptions)} chooses
+   * it, for a tool that checks before it starts ranks (the launcher's bench). {@code otherChoice}
+   * is the fix its error names, in the tool's own terms (init's is {@code set DDP4J_BACKEND=cpu or
+   * auto}).
+   *
+   * @throws ConfigException naming what is missing and why each candidate cannot run
+   */
+  public static BackendProvider selectBackend(String name, String otherChoice) {
+    return selectBackend(name, loadBackends(), otherChoice);
+  }
+
   static List<BackendProvider> loadBackends() {
     List<BackendProvider> all = new ArrayList<>();
     ServiceLoader.load(BackendProvider.class).forEach(all::add);
@@ -71,6 +83,11 @@ public final class Ddp {
    * @throws ConfigException naming what is missing and why each candidate cannot run
    */
   static BackendProvider selectBackend(String name, List<BackendProvider> providers) {
+    return selectBackend(name, providers, "set " + InitOptions.BACKEND_VAR + "=cpu or auto");
+  }
+
+  private static BackendProvider selectBackend(
+      String name, List<BackendProvider> providers, String otherChoice) {
     if (providers.isEmpty()) {
       throw new ConfigException(
           "no ddp4j backend on the classpath (expected: dev.ddp4j:collectives, which provides cpu, cuda and nccl)");
@@ -93,11 +110,7 @@ public final class Ddp {
             .ifPresent(
                 r -> {
                   throw new ConfigException(
-                      "backend '"
-                          + name
-                          + "' cannot run here: "
-                          + r
-                          + " (set DDP4J_BACKEND=cpu or auto)");
+                      "backend '" + name + "' cannot run here: " + r + " (" + otherChoice + ")");
                 });
         return p;
       }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -145,11 +146,7 @@ public final class LaunchCommand implements Callable<Integer> {
           "Where MAIN_CLASS is found (jars and folders, ':'-separated), besides the launcher's own classpath.")
   String classpath;
 
-  @Option(
-      names = "--jvm-arg",
-      paramLabel = "ARG",
-      description = "An option for every worker JVM, e.g. --jvm-arg=-Xmx8g (repeatable).")
-  List<String> jvmArgs = new ArrayList<>();
+  @Mixin JvmArgOption jvmArgs = new JvmArgOption();
 
   @Option(
       names = "--store-secret-file",

@@ -143,7 +143,7 @@ final class LaunchConfigParser {
         Set.copyOf(filter),
         program,
         List.copyOf(f.programArgs),
-        List.copyOf(f.jvmArgs),
+        f.jvmArgs.values(),
         numa,
         Duration.ofMillis(Math.round(f.rdzvTimeoutSeconds * 1000)),
         placement);

@@ -56,19 +56,70 @@ final class NodeRendezvous implements AutoCloseable {
    * Joins the job: hosts or reaches the store, takes a node rank, waits for every node, and starts
    * this node's heartbeat.
    *
-   * @throws DdpTimeoutException naming the missing node ranks and the store address
+   * @throws NodeJoin.JoinException naming the missing node ranks and the store address
    */
   static NodeRendezvous join(LaunchConfig c, PrintStream log) {
-    NodeJoin.Joined j = NodeJoin.join(c, log, MONITOR_STORE_TIMEOUT);
+    NodeJoin.Joined j = NodeJoin.join(request(c), new JoinLog(c, log));
     try {
       return new NodeRendezvous(
           c, j, new PeerHeartbeats(j.store(), j.nodeRank(), c.nnodes(), MONITOR_STORE_TIMEOUT));
     } catch (RuntimeException e) {
-      j.store().close();
-      if (j.server() != null) {
-        j.server().close();
-      }
+      j.close();
       throw e;
+    }
+  }
+
+  private static NodeJoin.Request request(LaunchConfig c) {
+    StoreAddress a = c.store();
+    return new NodeJoin.Request(
+        c.nnodes(),
+        c.nodeRank(),
+        c.nprocPerNode(),
+        host(),
+        a,
+        c.storeBindAll() ? "0.0.0.0" : a.host(),
+        c.secret(),
+        c.rendezvousTimeout(),
+        // Watching peers must notice a lost store within seconds, not the rendezvous timeout.
+        MONITOR_STORE_TIMEOUT);
+  }
+
+  /** The launcher's lines about joining, on its console. */
+  private record JoinLog(LaunchConfig c, PrintStream log) implements NodeJoin.Progress {
+
+    @Override
+    public void portTaken() {
+      log.println(
+          "[launcher] cannot host the store at "
+              + c.store()
+              + " (the port is taken): joining the launcher that holds it, which must prove the"
+              + " job secret");
+    }
+
+    @Override
+    public void rankTaken(int nodeRank, boolean hosting) {
+      log.println(
+          "[launcher] node "
+              + nodeRank
+              + " waiting for "
+              + c.nnodes()
+              + " nodes at "
+              + c.store()
+              + " (up to "
+              + c.rendezvousTimeout().toSeconds()
+              + " s)");
+    }
+
+    @Override
+    public void allJoined(int nodeRank, boolean hosting) {
+      log.println(
+          "[launcher] node "
+              + nodeRank
+              + " of "
+              + c.nnodes()
+              + " joined the job at "
+              + c.store()
+              + (hosting ? " (hosting the store)" : ""));
     }
   }
 

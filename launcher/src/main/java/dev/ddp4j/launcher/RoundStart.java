@@ -40,12 +40,7 @@ final class RoundStart {
         throw new DdpException("restart round " + next + " cannot start: " + stalled.get());
       }
       if (now - deadlineNs > 0) {
-        List<Integer> missing = new ArrayList<>();
-        for (int r = 0; r < c.nnodes(); r++) {
-          if (!store.check(List.of(keys.get(r)))) {
-            missing.add(r);
-          }
-        }
+        List<Integer> missing = NodeJoin.absent(store, keys);
         throw new DdpTimeoutException(
             "restart round "
                 + next

@@ -7,17 +7,17 @@ import java.nio.file.Path;
  * Where the job's store is, as the flags say it: a TCP host and port (port 0 = pick a free one, on
  * a single node), or a shared file.
  */
-record StoreAddress(String host, int port, Path file) {
+public record StoreAddress(String host, int port, Path file) {
 
-  static StoreAddress tcp(String host, int port) {
+  public static StoreAddress tcp(String host, int port) {
     return new StoreAddress(host, port, null);
   }
 
-  static StoreAddress file(Path file) {
+  public static StoreAddress file(Path file) {
     return new StoreAddress(null, 0, file);
   }
 
-  boolean isFile() {
+  public boolean isFile() {
     return file != null;
   }
 

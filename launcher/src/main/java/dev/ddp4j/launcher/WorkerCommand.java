@@ -45,29 +45,59 @@ public final class WorkerCommand {
   }
 
   static List<String> argv(LaunchConfig c, WorkerSpec s, Optional<Path> numactl) {
-    List<String> cmd = new ArrayList<>();
     int node = c.numaNodes().length > s.localRank() ? c.numaNodes()[s.localRank()] : -1;
-    cmd.addAll(NumaBinding.prefix(node, numactl));
+    return argv(
+        NumaBinding.prefix(node, numactl),
+        c.jvmArgs(),
+        c.program().classpathString(),
+        c.program().mainClass(),
+        c.programArgs());
+  }
+
+  /**
+   * A worker JVM's command line: {@code prefix} (numactl), the launcher's java, {@link
+   * #WORKER_JVM_OPTIONS}, {@code jvmArgs}, the class path, and {@link WorkerBootstrap} running
+   * {@code mainClass} with {@code args}.
+   */
+  public static List<String> argv(
+      List<String> prefix,
+      List<String> jvmArgs,
+      String classpath,
+      String mainClass,
+      List<String> args) {
+    List<String> cmd = new ArrayList<>(prefix);
     cmd.add(javaBinary());
     cmd.addAll(WORKER_JVM_OPTIONS);
-    cmd.addAll(c.jvmArgs());
+    cmd.addAll(jvmArgs);
     cmd.add("-cp");
-    cmd.add(c.program().classpathString());
+    cmd.add(classpath);
     cmd.add(WorkerBootstrap.class.getName());
-    cmd.add(c.program().mainClass());
-    cmd.addAll(c.programArgs());
+    cmd.add(mainClass);
+    cmd.addAll(args);
     return cmd;
   }
 
   /**
-   * Sets the worker variables in {@code env} (the launcher's environment, inherited): ranks, the
-   * store's address and secret, the restart count, the launcher pid for the watchdog, and
+   * The worker variables of {@link #environment(Map, WorkerSpec, InitMethod, String)}, plus the GPU
+   * placement ({@code CUDA_VISIBLE_DEVICES}) where the launcher chose one.
+   */
+  static void environment(Map<String, String> env, LaunchConfig c, WorkerSpec s, InitMethod store) {
+    environment(env, s, store, c.secret());
+    if (c.gpus() != null && c.gpus().cudaVisibleDevices() != null) {
+      env.put(GpuPlacement.CUDA_VISIBLE_DEVICES, c.gpus().cudaVisibleDevices());
+    }
+  }
+
+  /**
+   * Sets the worker variables in {@code env} (the parent's environment, inherited): ranks, the
+   * store's address and secret, the restart count, this JVM's pid for the watchdog, and
    * OMP_NUM_THREADS=1 when the user set none. Unlike torchrun, which sets it only when several
    * workers share a node, ddp4j sets it for a lone worker too: ND4J's OpenMP pool costs more than
    * it gives on the small per-op work of a data-parallel step (Train on 2 cores, 1 worker: 2,789
    * examples/s with the default pool, 11,048 with one thread).
    */
-  static void environment(Map<String, String> env, LaunchConfig c, WorkerSpec s, InitMethod store) {
+  public static void environment(
+      Map<String, String> env, WorkerSpec s, InitMethod store, String secret) {
     env.put(WorkerEnvironment.RANK, Integer.toString(s.rank()));
     env.put(WorkerEnvironment.LOCAL_RANK, Integer.toString(s.localRank()));
     env.put(WorkerEnvironment.WORLD_SIZE, Integer.toString(s.worldSize()));
@@ -81,12 +111,9 @@ public final class WorkerCommand {
     } else {
       env.put(InitOptions.INIT_METHOD_VAR, store.toString());
     }
-    env.put(StoreSecret.SECRET_VAR, c.secret());
+    env.put(StoreSecret.SECRET_VAR, secret);
     env.remove(StoreSecret.SECRET_FILE_VAR);
     env.put(ParentWatchdog.LAUNCHER_PID_VAR, Long.toString(ProcessHandle.current().pid()));
-    if (c.gpus() != null && c.gpus().cudaVisibleDevices() != null) {
-      env.put(GpuPlacement.CUDA_VISIBLE_DEVICES, c.gpus().cudaVisibleDevices());
-    }
     if (!env.containsKey(OMP_NUM_THREADS)) {
       env.put(OMP_NUM_THREADS, "1");
     }

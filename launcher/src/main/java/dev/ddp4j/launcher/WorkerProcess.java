@@ -56,31 +56,29 @@ final class WorkerProcess {
           e);
     }
     boolean shown = c.localRanksFilter().isEmpty() || c.localRanksFilter().contains(s.localRank());
-    String prefix = "[rank" + s.rank() + "]:";
     Path dir = c.logDir() == null ? null : c.logDir().resolve(Integer.toString(s.restartCount()));
-    OutputMode m = c.output();
-    OutputPump out =
-        new OutputPump(
-                p.getInputStream(),
-                "rank" + s.rank() + "-stdout",
-                prefix,
-                shown && m.toConsole(OutputMode.STDOUT) ? System.out : null,
-                dir != null && m.toFile(OutputMode.STDOUT)
-                    ? dir.resolve("rank" + s.rank() + ".out")
-                    : null)
-            .start();
-    OutputPump err =
-        new OutputPump(
-                p.getErrorStream(),
-                "rank" + s.rank() + "-stderr",
-                prefix,
-                shown && m.toConsole(OutputMode.STDERR) ? System.err : null,
-                dir != null && m.toFile(OutputMode.STDERR)
-                    ? dir.resolve("rank" + s.rank() + ".err")
-                    : null)
-            .start();
-    boolean stderrOnConsole = shown && m.toConsole(OutputMode.STDERR);
+    OutputPump out = pump(p, s, OutputMode.STDOUT, shown, c.output(), dir);
+    OutputPump err = pump(p, s, OutputMode.STDERR, shown, c.output(), dir);
+    boolean stderrOnConsole = shown && c.output().toConsole(OutputMode.STDERR);
     return new WorkerProcess(s, p, errorFile, stderrOnConsole, out, err);
+  }
+
+  /**
+   * Carries the worker's {@code stream} ({@link OutputMode#STDOUT} or {@link OutputMode#STDERR}) to
+   * the console, as {@code [rankR]:} lines, where it is {@code shown} and {@code m} lets it there,
+   * and to {@code dir/rankR.out} or {@code .err} where {@code m} asks for files.
+   */
+  private static OutputPump pump(
+      Process p, WorkerSpec s, int stream, boolean shown, OutputMode m, Path dir) {
+    boolean stdout = stream == OutputMode.STDOUT;
+    String name = "rank" + s.rank();
+    return new OutputPump(
+            stdout ? p.getInputStream() : p.getErrorStream(),
+            name + (stdout ? "-stdout" : "-stderr"),
+            "[" + name + "]:",
+            shown && m.toConsole(stream) ? (stdout ? System.out : System.err) : null,
+            dir != null && m.toFile(stream) ? dir.resolve(name + (stdout ? ".out" : ".err")) : null)
+        .start();
   }
 
   /** Waits a little for the output to drain, then returns the last stderr lines. */

@@ -10,5 +10,11 @@ package dev.ddp4j.launcher;
  * @param groupRank this node's rank
  * @param restartCount group restarts before this attempt
  */
-record WorkerSpec(
-    int rank, int localRank, int worldSize, int localWorldSize, int groupRank, int restartCount) {}
+public record WorkerSpec(
+    int rank, int localRank, int worldSize, int localWorldSize, int groupRank, int restartCount) {
+
+  /** Rank {@code rank} of a first attempt whose {@code ranks} ranks all run on this node. */
+  public static WorkerSpec singleNode(int rank, int ranks) {
+    return new WorkerSpec(rank, rank, ranks, ranks, 0, 0);
+  }
+}

@@ -94,9 +94,9 @@ class FailureOutputTest {
       assertThat(code).as(run.output()).isEqualTo(2);
       assertThat(run.lines)
           .containsExactly(
-              "launcher.jar: bench --backend cuda cannot run here: "
+              "launcher.jar: bench: backend 'cuda' cannot run here: "
                   + noGpu.get()
-                  + " (expected: a machine with an NVIDIA GPU and driver, or --backend cpu)");
+                  + " (use --backend cpu or auto)");
     }
   }
 

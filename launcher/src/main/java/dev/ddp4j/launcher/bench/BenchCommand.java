@@ -1,20 +1,20 @@
 package dev.ddp4j.launcher.bench;
 
+import dev.ddp4j.launcher.JvmArgOption;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
  * {@code launcher.jar bench}: starts {@code --nproc-per-node} rank JVMs on this machine, which time
  * one collective from {@code --min-bytes} to {@code --max-bytes} and print an nccl-tests-style
- * table (size, count, type, time, algbw, busbw, and a correctness check per size). The ranks meet
- * through a file store in a temporary folder, removed afterwards.
+ * table (size, count, type, time, algbw, busbw, and a correctness check per size). The ranks start
+ * and meet as the launcher's workers do ({@link LocalBenchRanks}).
  */
 @Command(
     name = "bench",
@@ -38,7 +38,7 @@ public final class BenchCommand implements Callable<Integer> {
       names = "--backend",
       defaultValue = "cpu",
       description =
-          "cpu, cuda or nccl (the machine's NCCL through the nccl backend). Default: ${DEFAULT-VALUE}.")
+          "cpu, cuda, nccl (the machine's NCCL through the nccl backend) or auto. Default: ${DEFAULT-VALUE}.")
   String backend;
 
   @Option(
@@ -99,17 +99,13 @@ public final class BenchCommand implements Callable<Integer> {
               + " Default: ${DEFAULT-VALUE}.")
   String buffers;
 
-  @Option(
-      names = "--jvm-arg",
-      paramLabel = "ARG",
-      description = "An option for every rank JVM (repeatable).")
-  List<String> jvmArgs = new ArrayList<>();
+  @Mixin JvmArgOption jvmArgs = new JvmArgOption();
 
   /** Where rank 0's table goes: this process's stdout, or a file in tests. */
   ProcessBuilder.Redirect output = ProcessBuilder.Redirect.INHERIT;
 
   @Override
-  public Integer call() throws IOException, InterruptedException {
+  public Integer call() throws IOException {
     BenchCollective.parse(op);
     if (!buffers.equals("plain") && !buffers.equals("shared")) {
       throw new IllegalArgumentException("--buffers=" + buffers + " (expected: plain or shared)");
@@ -128,16 +124,8 @@ public final class BenchCommand implements Callable<Integer> {
     }
     long min = parseBytes(minBytes);
     long max = parseBytes(maxBytes);
-    LocalBenchRanks.requireUsable("bench", backend);
-    return LocalBenchRanks.run(
-        "ddp4j-bench", ranks, Duration.ofHours(2), (r, store) -> start(r, store, min, max));
-  }
-
-  private Process start(int rank, Path store, long min, long max) throws IOException {
-    List<String> cmd =
-        LocalBenchRanks.javaCommand(
-            jvmArgs, System.getProperty("java.class.path"), BenchWorker.class.getName());
-    cmd.addAll(
+    LocalBenchRanks.requireUsable("bench", backend, "use --backend cpu or auto");
+    List<String> args =
         List.of(
             op,
             dtype,
@@ -147,12 +135,18 @@ public final class BenchCommand implements Callable<Integer> {
             Long.toString(max),
             Integer.toString(factor),
             Long.toString(iterations),
-            buffers));
-    ProcessBuilder pb = new ProcessBuilder(cmd).inheritIO();
-    if (rank == 0) {
-      pb.redirectOutput(output);
-    }
-    return LocalBenchRanks.environment(pb, rank, ranks, backend, store).start();
+            buffers);
+    return LocalBenchRanks.run(
+        "ddp4j-bench",
+        ranks,
+        Duration.ofHours(2),
+        new LocalBenchRanks.Ranks(
+            backend,
+            jvmArgs.values(),
+            System.getProperty("java.class.path"),
+            BenchWorker.class.getName(),
+            args),
+        r -> r == 0 ? output : ProcessBuilder.Redirect.INHERIT);
   }
 
   /** {@code 8}, {@code 64K}, {@code 1M}, {@code 2G} (powers of 1024). */

@@ -1,5 +1,6 @@
 package dev.ddp4j.launcher.bench;
 
+import dev.ddp4j.launcher.JvmArgOption;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -9,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -91,14 +93,10 @@ public final class BenchDdpCommand implements Callable<Integer> {
           "Where ddp-runtime's and the bench module's classes are, if not on the launcher's class path.")
   String classpath;
 
-  @Option(
-      names = "--jvm-arg",
-      paramLabel = "ARG",
-      description = "An option for every rank JVM (repeatable).")
-  List<String> jvmArgs = new ArrayList<>();
+  @Mixin JvmArgOption jvmArgs = new JvmArgOption();
 
   @Override
-  public Integer call() throws IOException, InterruptedException {
+  public Integer call() throws IOException {
     if (ranks < 1) {
       throw new IllegalArgumentException("--nproc-per-node=" + ranks + " (expected: >= 1)");
     }
@@ -114,9 +112,32 @@ public final class BenchDdpCommand implements Callable<Integer> {
               + " (expected: --classpath ddp-runtime.jar:ddp-bench.jar; the GPU bundle's ddp/ folder"
               + " has both)");
     }
-    LocalBenchRanks.requireUsable("bench ddp", "cuda");
+    LocalBenchRanks.requireUsable(
+        "bench ddp", "cuda", "bench ddp needs a machine with an NVIDIA GPU and driver");
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--layers",
+                layers,
+                "--backward-us",
+                backwardUs,
+                "--steps",
+                Integer.toString(steps),
+                "--first-bucket-mb",
+                firstBucketMb,
+                "--bucket-cap-mb",
+                bucketCapMb,
+                "--comm-priority",
+                commPriority));
+    if (trace != null) {
+      args.addAll(List.of("--trace", trace));
+    }
     return LocalBenchRanks.run(
-        "ddp4j-bench-ddp", ranks, Duration.ofHours(1), (r, store) -> start(r, store, cp));
+        "ddp4j-bench-ddp",
+        ranks,
+        Duration.ofHours(1),
+        new LocalBenchRanks.Ranks("cuda", jvmArgs.values(), cp, WORKER, args),
+        r -> r == 0 ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.DISCARD);
   }
 
   /** Whether the worker class is in one of the class path's entries (jars or folders). */
@@ -138,26 +159,5 @@ public final class BenchDdpCommand implements Callable<Integer> {
       }
     }
     return false;
-  }
-
-  private Process start(int rank, Path store, String cp) throws IOException {
-    List<String> cmd = LocalBenchRanks.javaCommand(jvmArgs, cp, WORKER);
-    cmd.addAll(List.of("--layers", layers, "--backward-us", backwardUs, "--steps", "" + steps));
-    cmd.addAll(
-        List.of(
-            "--first-bucket-mb",
-            firstBucketMb,
-            "--bucket-cap-mb",
-            bucketCapMb,
-            "--comm-priority",
-            commPriority));
-    if (trace != null) {
-      cmd.addAll(List.of("--trace", trace));
-    }
-    ProcessBuilder pb = new ProcessBuilder(cmd).inheritIO();
-    if (rank != 0) {
-      pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
-    }
-    return LocalBenchRanks.environment(pb, rank, ranks, "cuda", store).start();
   }
 }

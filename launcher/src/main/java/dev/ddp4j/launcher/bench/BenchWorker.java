@@ -1,22 +1,19 @@
 package dev.ddp4j.launcher.bench;
 
-import dev.ddp4j.ConfigException;
 import dev.ddp4j.DataType;
 import dev.ddp4j.Ddp;
 import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.TensorBuffer;
 import dev.ddp4j.Work;
-import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.gpu.DeviceGroup;
-import dev.ddp4j.spi.Settings;
 import java.nio.ByteBuffer;
 
 /**
- * One rank of {@code launcher.jar bench}: joins the job with {@link Ddp#init()}, times the
- * collective at every size and checks one result per size; rank 0 prints the table. Arguments (set
- * by {@link BenchCommand}): op dtype redop root minBytes maxBytes stepFactor iterations(0 = auto)
- * buffers(plain or shared).
+ * One rank of {@code launcher.jar bench}, run by WorkerBootstrap: joins the job with {@link
+ * Ddp#init()}, times the collective at every size and checks one result per size; rank 0 prints the
+ * table. Arguments (set by {@link BenchCommand}): op dtype redop root minBytes maxBytes stepFactor
+ * iterations(0 = auto) buffers(plain or shared).
  */
 public final class BenchWorker {
 
@@ -34,23 +31,13 @@ public final class BenchWorker {
     int factor = Integer.parseInt(args[6]);
     long fixedIterations = Long.parseLong(args[7]);
     boolean shared = args.length > 8 && args[8].equals("shared");
-    int status = 0;
+    // A failure reaches WorkerBootstrap, which reports it (a configuration mistake in one line)
+    // and exits 2 or 1.
     try (ProcessGroup pg = Ddp.init()) {
       run(pg, collective, type, op, root, minBytes, maxBytes, factor, fixedIterations, shared);
-    } catch (ConfigException e) {
-      // A configuration mistake: one line, not a stack trace.
-      System.err.println(
-          "bench rank "
-              + Settings.process().text(WorkerEnvironment.RANK, "?")
-              + ": "
-              + e.getMessage());
-      status = 2;
-    } catch (RuntimeException | Error e) {
-      e.printStackTrace();
-      status = 1;
     }
     System.out.flush();
-    System.exit(status);
+    System.exit(0); // a backend's leftover non-daemon threads must not keep a finished rank alive
   }
 
   /** The rule bench/mpi_allreduce.c uses too: about 1 GiB moved per size, 5 to 20000 calls. */
@@ -73,72 +60,58 @@ public final class BenchWorker {
         pg instanceof DeviceGroup device
             ? new CudaBenchMemory(device, maxBytes)
             : new HostBenchMemory(pg, maxBytes, shared)) {
-      run(pg, memory, collective, type, op, root, minBytes, maxBytes, factor, fixedIterations);
-    }
-  }
-
-  private static void run(
-      ProcessGroup pg,
-      BenchMemory memory,
-      BenchCollective collective,
-      DataType type,
-      ReduceOp op,
-      int root,
-      long minBytes,
-      long maxBytes,
-      int factor,
-      long fixedIterations) {
-    int n = pg.size();
-    int size = type.sizeBytes();
-    // Compile the paths of larger sizes (programs of many pieces, direct reads of peers' buffers),
-    // so a range that starts high does not time its first rows while C2 compiles them.
-    for (long bytes = 64 << 10; bytes <= Math.min(maxBytes, 4 << 20); bytes *= 4) {
-      long count = Math.max(1, bytes / (n * (long) size)) * n;
-      TensorBuffer in = memory.input(collective.inputCount(count, n) * size, type);
-      TensorBuffer out = memory.output(collective.outputCount(count, n) * size, type);
-      time(pg, memory, collective, in, out, op, root, Math.max(20, (256L << 20) / bytes));
-    }
-    // Then everything a small row runs (its timing loop, barrier, check), last: so no row pays for
-    // C2 compiling or deoptimising on a new type profile while it is timed (after the large sizes,
-    // the first small rows took 2-6 us where the same calls take 1 us once recompiled).
-    long tinyCount = n;
-    TensorBuffer tinyIn = memory.input(collective.inputCount(tinyCount, n) * size, type);
-    TensorBuffer tinyOut = memory.output(collective.outputCount(tinyCount, n) * size, type);
-    for (int i = 0; i < JIT_WARMUP_CALLS / 100; i++) {
-      time(pg, memory, collective, tinyIn, tinyOut, op, root, 100);
-      pg.barrier().await();
-      check(pg, memory, collective, type, op, root, tinyCount, tinyIn, tinyOut);
-    }
-    if (pg.rank() == 0) {
-      System.out.println(BenchTable.header(collective, n, pg.backend(), type, op));
-    }
-    long step = n * (long) size; // every size a whole number of elements per rank
-    long previous = 0;
-    for (long bytes = minBytes; bytes <= maxBytes; bytes *= factor) {
-      long count = Math.max(1, bytes / step) * n;
-      if (count == previous) {
-        continue; // sizes below n elements round to the same row
+      int n = pg.size();
+      int size = type.sizeBytes();
+      // Compile the paths of larger sizes (programs of many pieces, direct reads of peers'
+      // buffers), so a range that starts high does not time its first rows while C2 compiles them.
+      for (long bytes = 64 << 10; bytes <= Math.min(maxBytes, 4 << 20); bytes *= 4) {
+        long count = Math.max(1, bytes / (n * (long) size)) * n;
+        TensorBuffer in = memory.input(collective.inputCount(count, n) * size, type);
+        TensorBuffer out = memory.output(collective.outputCount(count, n) * size, type);
+        time(pg, memory, collective, in, out, op, root, Math.max(20, (256L << 20) / bytes));
       }
-      previous = count;
-      long total = count * size;
-      TensorBuffer input = memory.input(collective.inputCount(count, n) * size, type);
-      TensorBuffer output = memory.output(collective.outputCount(count, n) * size, type);
-      long iterations = fixedIterations > 0 ? fixedIterations : iterations(total);
-      // Warm-up calls: a quarter of the timed ones, up to 64 MiB moved, at least 5 (the same
-      // number on every rank). Five alone left the first row of a range 1.2-1.4x slow while C2
-      // recompiled for its size.
-      long warmup = Math.max(5, Math.min(iterations / 4, (64L << 20) / Math.max(1, total)));
-      for (long w = 0; w < warmup; w++) {
-        collective.start(pg, input, output, op, root).await();
+      // Then everything a small row runs (its timing loop, barrier, check), last: so no row pays
+      // for C2 compiling or deoptimising on a new type profile while it is timed (after the large
+      // sizes, the first small rows took 2-6 us where the same calls take 1 us once recompiled).
+      long tinyCount = n;
+      TensorBuffer tinyIn = memory.input(collective.inputCount(tinyCount, n) * size, type);
+      TensorBuffer tinyOut = memory.output(collective.outputCount(tinyCount, n) * size, type);
+      for (int i = 0; i < JIT_WARMUP_CALLS / 100; i++) {
+        time(pg, memory, collective, tinyIn, tinyOut, op, root, 100);
+        pg.barrier().await();
+        check(pg, memory, collective, type, op, root, tinyCount, tinyIn, tinyOut);
       }
-      pg.barrier().await();
-      double us =
-          time(pg, memory, collective, input, output, op, root, iterations) / 1e3 / iterations;
-      long wrong = check(pg, memory, collective, type, op, root, count, input, output);
       if (pg.rank() == 0) {
-        System.out.println(
-            BenchTable.row(
-                total, count, type, op, collective, root, us, collective.busFactor(n), wrong));
+        System.out.println(BenchTable.header(collective, n, pg.backend(), type, op));
+      }
+      long step = n * (long) size; // every size a whole number of elements per rank
+      long previous = 0;
+      for (long bytes = minBytes; bytes <= maxBytes; bytes *= factor) {
+        long count = Math.max(1, bytes / step) * n;
+        if (count == previous) {
+          continue; // sizes below n elements round to the same row
+        }
+        previous = count;
+        long total = count * size;
+        TensorBuffer input = memory.input(collective.inputCount(count, n) * size, type);
+        TensorBuffer output = memory.output(collective.outputCount(count, n) * size, type);
+        long iterations = fixedIterations > 0 ? fixedIterations : iterations(total);
+        // Warm-up calls: a quarter of the timed ones, up to 64 MiB moved, at least 5 (the same
+        // number on every rank). Five alone left the first row of a range 1.2-1.4x slow while C2
+        // recompiled for its size.
+        long warmup = Math.max(5, Math.min(iterations / 4, (64L << 20) / Math.max(1, total)));
+        for (long w = 0; w < warmup; w++) {
+          collective.start(pg, input, output, op, root).await();
+        }
+        pg.barrier().await();
+        double us =
+            time(pg, memory, collective, input, output, op, root, iterations) / 1e3 / iterations;
+        long wrong = check(pg, memory, collective, type, op, root, count, input, output);
+        if (pg.rank() == 0) {
+          System.out.println(
+              BenchTable.row(
+                  total, count, type, op, collective, root, us, collective.busFactor(n), wrong));
+        }
       }
     }
   }

@@ -1,13 +1,11 @@
 package dev.ddp4j.launcher.doctor;
 
-import static dev.ddp4j.collectives.store.ExchangeCodec.UTF8;
-
 import dev.ddp4j.DdpException;
-import dev.ddp4j.DdpTimeoutException;
 import dev.ddp4j.Store;
+import dev.ddp4j.collectives.store.ExchangeCodec;
 import dev.ddp4j.collectives.store.StoreExchange;
-import dev.ddp4j.collectives.store.StoreServer;
-import dev.ddp4j.collectives.store.TcpStoreClient;
+import dev.ddp4j.launcher.NodeJoin;
+import dev.ddp4j.launcher.StoreAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,15 +14,14 @@ import java.util.function.LongSupplier;
 import java.util.stream.IntStream;
 
 /**
- * A multi-node doctor: every node's doctor joins the job's store the way launchers do (node 0, or
- * with {@code --node-rank=-1} whoever can bind the address, hosts it; the others connect proving
- * the secret), waits for every node, measures its clock against node 0's, and publishes its
- * findings; node 0 then reports every node's.
+ * A multi-node doctor: every node's doctor joins the job's store through the launchers' own join
+ * ({@link NodeJoin}: node 0, or with {@code --node-rank=-1} whoever can bind the address, hosts it;
+ * the others connect proving the secret; every node waits for the others), then measures its clock
+ * against node 0's and publishes its findings; node 0 then reports every node's. On top of the
+ * join's keys ({@code ddp4j/launcher/...}, in NodeRendezvousDescriptor) the doctor adds:
  *
  * <pre>
  *   key (under ddp4j/doctor/)   value (UTF-8)
- *   joined                      counter: join order when --node-rank=-1
- *   node/RANK                   the node's host name
  *   ping/RANK                   set by node RANK (RANK > 0) to ask node 0 for its clock
  *   pong/RANK                   node 0's wall clock in ms when it answered
  *   report/RANK                 the node's findings, one line each
@@ -54,86 +51,19 @@ final class JobJoin {
   static List<Finding> run(Machine m, DoctorJob job, List<Finding> local, LongSupplier clockMs) {
     List<Finding> out = new ArrayList<>();
     String addr = job.masterAddr() + ":" + job.masterPort();
-    StoreServer server = null;
-    Store store = null;
+    NodeJoin.Joined joined;
     try {
-      if (job.nodeRank() <= 0) {
-        try {
-          server = StoreServer.start(job.masterAddr(), job.masterPort(), job.secret());
-        } catch (DdpException e) {
-          if (job.nodeRank() == 0) {
-            out.add(
-                Finding.fail(
-                    STORE,
-                    "node 0 cannot host the store at " + addr + ": " + firstLine(e.getMessage()),
-                    "--master-addr must be this host's address and --master-port free here"));
-            return out;
-          }
-        }
-      }
-      try {
-        store =
-            TcpStoreClient.connect(
-                job.masterAddr(), job.masterPort(), job.secret(), job.joinTimeout());
-      } catch (DdpTimeoutException e) {
-        out.add(
-            Finding.fail(
-                STORE,
-                "the store at "
-                    + addr
-                    + " is not reachable from this node within "
-                    + job.joinTimeout().toSeconds()
-                    + " s",
-                "start node 0's doctor (it hosts the store) and check that "
-                    + addr
-                    + " is this job's --master-addr/--master-port and open in node 0's firewall"));
-        return out;
-      } catch (DdpException e) {
-        out.add(
-            Finding.fail(STORE, firstLine(e.getMessage()), "give every node the same job secret"));
-        return out;
-      }
-      int rank = job.nodeRank() >= 0 ? job.nodeRank() : (int) store.add(P + "joined", 1) - 1;
-      if (rank >= job.nnodes()) {
-        out.add(
-            Finding.fail(
-                STORE,
-                "more doctors joined " + addr + " than --nnodes=" + job.nnodes(),
-                "run one doctor per node, with the job's --nnodes"));
-        return out;
-      }
-      StoreExchange exchange = new StoreExchange(store, rank, job.nnodes(), job.joinTimeout());
-      int[] nodes = IntStream.range(0, job.nnodes()).toArray();
-      List<String> hosts = exchange.gatherOrMissing(P + "node/", m.hostName(), nodes, UTF8);
-      out.add(
-          Finding.ok(
-              STORE,
-              "joined the store at "
-                  + addr
-                  + " as node "
-                  + rank
-                  + (server != null ? " (hosting it)" : "")
-                  + ", proving the job secret"));
-      List<Integer> missing =
-          IntStream.range(0, nodes.length).filter(r -> hosts.get(r) == null).boxed().toList();
-      if (!missing.isEmpty()) {
-        out.add(
-            Finding.fail(
-                NODES,
-                (job.nnodes() - missing.size())
-                    + " of "
-                    + job.nnodes()
-                    + " nodes joined within "
-                    + job.joinTimeout().toSeconds()
-                    + " s (missing node rank(s) "
-                    + join(missing)
-                    + ")",
-                "run the doctor on every node with the same flags; check "
-                    + addr
-                    + " is reachable from them"));
-        return out;
-      }
-      out.add(Finding.ok(NODES, "all " + job.nnodes() + " nodes joined"));
+      joined = NodeJoin.join(request(m, job), new JoinFindings(out, job, addr));
+    } catch (NodeJoin.JoinException e) {
+      out.add(failure(e, job, addr));
+      return out;
+    } catch (DdpException e) {
+      out.add(lost(addr, e));
+      return out;
+    }
+    try (joined) {
+      Store store = joined.store();
+      int rank = joined.nodeRank();
       out.addAll(clock(store, job, rank, clockMs));
       StringBuilder report = new StringBuilder();
       for (Finding f : local) {
@@ -143,14 +73,15 @@ final class JobJoin {
         report.append(f.line()).append('\n');
       }
       // Node 0 reads every node's report; the others only publish theirs.
+      StoreExchange exchange = new StoreExchange(store, rank, job.nnodes(), job.joinTimeout());
+      int[] readers = rank == 0 ? IntStream.range(0, job.nnodes()).toArray() : new int[0];
       List<String> reports =
-          exchange.gatherOrMissing(
-              P + "report/", report.toString(), rank == 0 ? nodes : new int[0], UTF8);
+          exchange.gatherOrMissing(P + "report/", report.toString(), readers, ExchangeCodec.UTF8);
       if (rank == 0) {
-        out.addAll(others(hosts, reports, job));
+        out.addAll(others(joined.hosts(), reports, job));
       }
       store.set(P + "done/" + rank, new byte[0]);
-      if (server != null) {
+      if (joined.server() != null) {
         List<String> done = new ArrayList<>();
         for (int r = 0; r < job.nnodes(); r++) {
           done.add(P + "done/" + r);
@@ -163,20 +94,100 @@ final class JobJoin {
       }
       return out;
     } catch (DdpException e) {
+      out.add(lost(addr, e));
+      return out;
+    }
+  }
+
+  private static NodeJoin.Request request(Machine m, DoctorJob job) {
+    return new NodeJoin.Request(
+        job.nnodes(),
+        job.nodeRank(),
+        job.nprocPerNode(),
+        m.hostName(),
+        StoreAddress.tcp(job.masterAddr(), job.masterPort()),
+        job.masterAddr(),
+        job.secret(),
+        job.joinTimeout(),
+        job.joinTimeout());
+  }
+
+  /** The join's progress as the doctor's OK lines. */
+  private record JoinFindings(List<Finding> out, DoctorJob job, String addr)
+      implements NodeJoin.Progress {
+
+    @Override
+    public void rankTaken(int nodeRank, boolean hosting) {
       out.add(
+          Finding.ok(
+              STORE,
+              "joined the store at "
+                  + addr
+                  + " as node "
+                  + nodeRank
+                  + (hosting ? " (hosting it)" : "")
+                  + ", proving the job secret"));
+    }
+
+    @Override
+    public void allJoined(int nodeRank, boolean hosting) {
+      out.add(Finding.ok(NODES, "all " + job.nnodes() + " nodes joined"));
+    }
+  }
+
+  /** A failed join as the doctor words it: what it saw and the fix, per step. */
+  private static Finding failure(NodeJoin.JoinException e, DoctorJob job, String addr) {
+    return switch (e.step()) {
+      case HOST ->
           Finding.fail(
               STORE,
-              "lost the store at " + addr + ": " + firstLine(e.getMessage()),
-              "rerun on every node"));
-      return out;
-    } finally {
-      if (store != null) {
-        store.close();
-      }
-      if (server != null) {
-        server.close();
-      }
-    }
+              "node 0 cannot host the store at " + addr + ": " + firstLine(e.getMessage()),
+              "--master-addr must be this host's address and --master-port free here");
+      case REACH ->
+          Finding.fail(
+              STORE,
+              "the store at "
+                  + addr
+                  + " is not reachable from this node within "
+                  + job.joinTimeout().toSeconds()
+                  + " s",
+              "start node 0's doctor (it hosts the store) and check that "
+                  + addr
+                  + " is this job's --master-addr/--master-port and open in node 0's firewall");
+      case ADMIT ->
+          Finding.fail(STORE, firstLine(e.getMessage()), "give every node the same job secret");
+      case RANK ->
+          Finding.fail(
+              STORE,
+              firstLine(e.getMessage()),
+              "run one doctor per node, with the job's --nnodes and --node-rank");
+      case NODES ->
+          e.missingNodes().isEmpty()
+              ? Finding.fail(
+                  NODES,
+                  firstLine(e.getMessage()),
+                  "run the doctor on every node with the same flags")
+              : Finding.fail(
+                  NODES,
+                  (job.nnodes() - e.missingNodes().size())
+                      + " of "
+                      + job.nnodes()
+                      + " nodes joined within "
+                      + job.joinTimeout().toSeconds()
+                      + " s (missing node rank(s) "
+                      + join(e.missingNodes())
+                      + ")",
+                  "run the doctor on every node with the same flags; check "
+                      + addr
+                      + " is reachable from them");
+    };
+  }
+
+  private static Finding lost(String addr, DdpException e) {
+    return Finding.fail(
+        STORE,
+        "lost the store at " + addr + ": " + firstLine(e.getMessage()),
+        "rerun on every node");
   }
 
   /** Node 0 answers every ping; every other node pings once and reports its offset. */

@@ -76,27 +76,21 @@ final class TopoJson {
       order.add(Integer.toString(d));
     }
     List<String> warnings = plan.warnings().stream().map(JsonText::str).toList();
-    return "{\n  \"gpus\": ["
-        + String.join(", ", gpus)
-        + "],\n"
-        + "  \"links\": ["
-        + String.join(", ", links)
-        + "],\n"
-        + "  \"rings\": ["
-        + String.join(", ", rings)
-        + "],\n"
-        + "  \"plan\": ["
-        + String.join(",\n    ", entries)
-        + "],\n"
-        + "  \"gpuOrder\": ["
-        + String.join(", ", order)
-        + "],\n"
-        + "  \"warnings\": ["
-        + String.join(", ", warnings)
-        + "],\n"
+    return "{\n"
+        + array("gpus", gpus, ", ")
+        + array("links", links, ", ")
+        + array("rings", rings, ", ")
+        + array("plan", entries, ",\n    ")
+        + array("gpuOrder", order, ", ")
+        + array("warnings", warnings, ", ")
         + "  \"topologyHash\": "
         + JsonText.str(plan.topologyHash())
         + "\n}";
+  }
+
+  /** One array member of the report, with the comma and line end that follow it. */
+  private static String array(String name, List<String> items, String separator) {
+    return "  \"" + name + "\": [" + String.join(separator, items) + "],\n";
   }
 
   static String num(double v) {

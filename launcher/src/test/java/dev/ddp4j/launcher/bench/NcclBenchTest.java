@@ -34,9 +34,9 @@ class NcclBenchTest {
   void shouldSayWhyWhenNcclCannotRunHere() {
     Optional<String> why = ncclUnavailable();
     assumeTrue(why.isPresent(), "this machine runs the nccl backend");
-    assertThatThrownBy(() -> LocalBenchRanks.requireUsable("bench", "nccl"))
+    assertThatThrownBy(() -> LocalBenchRanks.requireUsable("bench", "nccl", "use --backend cpu"))
         .isInstanceOf(ConfigException.class)
-        .hasMessageStartingWith("bench --backend nccl cannot run here: " + why.get())
+        .hasMessage("bench: backend 'nccl' cannot run here: " + why.get() + " (use --backend cpu)")
         .hasMessageNotContaining("\n");
   }
 
