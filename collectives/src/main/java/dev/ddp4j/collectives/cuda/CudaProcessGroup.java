@@ -84,18 +84,9 @@ public final class CudaProcessGroup extends StreamOrderedGroup {
 
   /**
    * As above, with the kernel per launch picked by {@code chooser} instead of the plan's {@link
-   * PlanChooser} (null): for the GPU tests, which force each algorithm in turn.
+   * PlanChooser} (null; the GPU tests force each algorithm in turn) and the scratch budget given.
    */
   static CudaProcessGroup create(
-      WorkerEnvironment worker,
-      Store store,
-      Duration timeout,
-      AllReduceChooser chooser,
-      long scratchBudgetBytes) {
-    return create(worker, store, timeout, chooser, scratchBudgetBytes, Settings.process());
-  }
-
-  private static CudaProcessGroup create(
       WorkerEnvironment worker,
       Store store,
       Duration timeout,

@@ -25,7 +25,9 @@ public final class SwitchableChooser implements AllReduceChooser {
    */
   public CudaProcessGroup join(
       WorkerEnvironment worker, Store store, Duration timeout, long scratchBudgetBytes) {
-    CudaProcessGroup pg = CudaProcessGroup.create(worker, store, timeout, this, scratchBudgetBytes);
+    CudaProcessGroup pg =
+        CudaProcessGroup.create(
+            worker, store, timeout, this, scratchBudgetBytes, dev.ddp4j.spi.Settings.process());
     bind(pg.planChooser(), pg.plan().wideChannels());
     return pg;
   }
