@@ -2,7 +2,6 @@ package dev.ddp4j.collectives.store;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 
 /**
  * How a {@link StoreExchange} turns one rank's value into the bytes of its store key and back. The
@@ -46,9 +45,6 @@ public interface ExchangeCodec<T> {
   /** An int as decimal text, as the store's counters are (readable in a store dump). */
   ExchangeCodec<Integer> INT = UTF8.map(Integer::parseInt, i -> Integer.toString(i));
 
-  /** A long as decimal text. */
-  ExchangeCodec<Long> LONG = UTF8.map(Long::parseLong, l -> Long.toString(l));
-
   /** Big-endian 8-byte longs, any count. */
   ExchangeCodec<long[]> LONGS =
       new ExchangeCodec<>() {
@@ -66,12 +62,6 @@ public interface ExchangeCodec<T> {
           return out;
         }
       };
-
-  /** Ints, any count, carried as {@link #LONGS} carries longs. */
-  ExchangeCodec<int[]> INTS =
-      LONGS.map(
-          l -> Arrays.stream(l).mapToInt(Math::toIntExact).toArray(),
-          i -> Arrays.stream(i).asLongStream().toArray());
 
   /**
    * This codec seen through a conversion: {@code decoded} after decoding, {@code encoded} before.
