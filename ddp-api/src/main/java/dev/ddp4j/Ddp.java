@@ -28,14 +28,19 @@ public final class Ddp {
   }
 
   /**
-   * Joins the job: resolves this worker, connects to the store, creates the backend's process
-   * group.
+   * Joins the job: resolves this worker, connects to the store (or takes the program's own, {@link
+   * InitOptions.Builder#store}, which stays open when the group closes), creates the backend's
+   * process group.
    */
   public static ProcessGroup init(InitOptions options) {
     Settings settings = Settings.process();
     WorkerEnvironment worker = WorkerEnvironment.resolve(options, settings);
     BackendProvider backend = selectBackend(options.backend(), loadBackends());
-    Store store = connectStore(worker, options.timeout());
+    Store store =
+        options
+            .store()
+            .<Store>map(BorrowedStore::new)
+            .orElseGet(() -> connectStore(worker, options.timeout()));
     try {
       return backend.create(worker, store, options.timeout(), settings);
     } catch (RuntimeException | Error e) {

@@ -11,21 +11,25 @@ import java.nio.file.Paths;
  * <ul>
  *   <li>{@code env://}: the TCP store at MASTER_ADDR:MASTER_PORT (what the launcher sets);
  *   <li>{@code tcp://host:port}: the TCP store at that address;
- *   <li>{@code file:///path}: a store kept in one file on a filesystem every rank shares.
+ *   <li>{@code file:///path}: a store kept in one file on a filesystem every rank shares;
+ *   <li>{@link #userStore()}: a {@link Store} the program made itself and passed to {@link
+ *       InitOptions.Builder#store} (no URL: PyTorch's {@code init_process_group(store=...)}).
  * </ul>
  *
- * @param scheme which of the three
+ * @param scheme which of the four
  * @param host the store's host for TCP, null otherwise (and for ENV before the environment is read)
  * @param port the store's port for TCP, 0 otherwise
  * @param path the store file for FILE, null otherwise
  */
 public record InitMethod(Scheme scheme, String host, int port, Path path) {
 
-  /** The three kinds of init method. */
+  /** The kinds of init method. */
   public enum Scheme {
     ENV,
     TCP,
-    FILE
+    FILE,
+    /** A store the program passed in ({@link InitOptions.Builder#store}). */
+    STORE
   }
 
   private static final String FORMS = "expected: env://, tcp://HOST:PORT or file:///ABSOLUTE/PATH";
@@ -36,6 +40,11 @@ public record InitMethod(Scheme scheme, String host, int port, Path path) {
   }
 
   /** {@code tcp://host:port}. */
+  /** The ranks meet through a store the program made itself ({@link InitOptions.Builder#store}). */
+  public static InitMethod userStore() {
+    return new InitMethod(Scheme.STORE, null, 0, null);
+  }
+
   public static InitMethod tcp(String host, int port) {
     return new InitMethod(Scheme.TCP, host, port, null);
   }
@@ -137,6 +146,8 @@ public record InitMethod(Scheme scheme, String host, int port, Path path) {
         return "env://";
       case TCP:
         return "tcp://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
+      case STORE:
+        return "the program's own store";
       default:
         return "file://" + path;
     }

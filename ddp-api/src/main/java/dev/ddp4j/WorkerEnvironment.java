@@ -26,6 +26,7 @@ import dev.ddp4j.spi.Settings;
  * @param groupRank the node's rank in the job
  * @param restartCount how many times the launcher restarted the group before this run
  * @param initMethod where the store is; an {@code env://} method is resolved to {@code tcp://}
+ *     ({@link InitMethod#userStore()} when the program passed its own store)
  */
 public record WorkerEnvironment(
     int rank,
@@ -49,7 +50,8 @@ public record WorkerEnvironment(
     checkRanks(rank, worldSize, localRank, localWorldSize);
     if (initMethod == null || initMethod.scheme() == InitMethod.Scheme.ENV) {
       throw new ConfigException(
-          "the init method must be resolved to tcp:// or file:// before use, got " + initMethod);
+          "the init method must be resolved to tcp://, file:// or the program's store before use, got "
+              + initMethod);
     }
   }
 
@@ -91,8 +93,8 @@ public record WorkerEnvironment(
    */
   public static WorkerEnvironment resolve(InitOptions options, Settings env) {
     InitMethod method = options.initMethod();
-    int rank = options.rank() >= 0 ? options.rank() : requiredInt(env, RANK);
-    int worldSize = options.worldSize() >= 0 ? options.worldSize() : requiredInt(env, WORLD_SIZE);
+    int rank = options.rank().orElseGet(() -> requiredInt(env, RANK));
+    int worldSize = options.worldSize().orElseGet(() -> requiredInt(env, WORLD_SIZE));
     int localRank = optionalInt(env, LOCAL_RANK, rank);
     int localWorldSize = optionalInt(env, LOCAL_WORLD_SIZE, worldSize);
     int groupRank = optionalInt(env, GROUP_RANK, 0);

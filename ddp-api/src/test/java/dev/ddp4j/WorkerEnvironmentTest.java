@@ -31,7 +31,8 @@ class WorkerEnvironmentTest {
 
   @Test
   void shouldLetOptionsOverrideTheEnvironmentAndDefaultTheLocalRanks() {
-    InitOptions o = ENV.withInitMethod("file:///tmp/s").withRank(1, 3);
+    InitOptions o =
+        ENV.toBuilder().initMethod("file:///tmp/s").rank(1).worldSize(3).build(Settings.empty());
     WorkerEnvironment w =
         WorkerEnvironment.resolve(o, Settings.of(Map.of("RANK", "0", "WORLD_SIZE", "9")));
     assertThat(w.rank()).isEqualTo(1);
@@ -99,5 +100,32 @@ class WorkerEnvironmentTest {
     // a name of the form is checked against the classpath's providers by Ddp.init (DdpInitTest)
     assertThat(InitOptions.fromEnvironment(Settings.of(Map.of("DDP4J_BACKEND", "gloo"))).backend())
         .isEqualTo("gloo");
+  }
+
+  @Test
+  void shouldBuildOptionsAndNameTheBadValue() {
+    InitOptions o =
+        InitOptions.builder()
+            .backend("NCCL")
+            .timeout(Duration.ofSeconds(9))
+            .build(Settings.of(Map.of("DDP4J_BACKEND", "cpu", "DDP4J_INIT_METHOD", "tcp://h:7")));
+    assertThat(o.backend()).isEqualTo("nccl"); // set beats the environment
+    assertThat(o.initMethod()).isEqualTo(InitMethod.tcp("h", 7)); // unset: from the environment
+    assertThat(o.timeout()).isEqualTo(Duration.ofSeconds(9));
+    assertThat(o.rank()).isEmpty();
+    assertThat(o.store()).isEmpty();
+    InitOptions changed = o.toBuilder().rank(2).worldSize(4).build(Settings.empty());
+    assertThat(changed.rank()).hasValue(2);
+    assertThat(changed.backend()).isEqualTo("nccl");
+    assertThat(changed.initMethod()).isEqualTo(InitMethod.tcp("h", 7));
+    assertThatThrownBy(() -> InitOptions.builder().rank(-1))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("rank : -1 (expected: >= 0)");
+    assertThatThrownBy(() -> InitOptions.builder().worldSize(0))
+        .hasMessage("worldSize : 0 (expected: >= 1)");
+    assertThatThrownBy(() -> InitOptions.builder().timeout(Duration.ZERO))
+        .hasMessage("timeout : PT0S (expected: a positive duration, e.g. 300 s)");
+    assertThatThrownBy(() -> InitOptions.builder().rank(4).worldSize(4).build(Settings.empty()))
+        .hasMessage("rank 4 of worldSize 4 (expected: 0 <= rank < worldSize)");
   }
 }

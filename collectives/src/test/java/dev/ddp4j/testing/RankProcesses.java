@@ -46,6 +46,23 @@ public final class RankProcesses {
       long deadlineSeconds,
       String... args)
       throws IOException, InterruptedException {
+    List<String> rest = new ArrayList<>(List.of(scenario.getName()));
+    rest.addAll(List.of(args));
+    return runMain(ranks, prefix, env, RankProcessMain.class, deadlineSeconds, rest);
+  }
+
+  /**
+   * Runs {@code main} as each rank, with the arguments {@code <storeDir> <rank> <ranks> args...}:
+   * for tests whose ranks join by themselves rather than through {@link RankProcessMain}.
+   */
+  public static List<Outcome> runMain(
+      int ranks,
+      java.util.function.IntFunction<List<String>> prefix,
+      Map<String, String> env,
+      Class<?> main,
+      long deadlineSeconds,
+      List<String> args)
+      throws IOException, InterruptedException {
     Path storeDir = Files.createTempDirectory("ddp4j-store");
     ChildProcesses<Process> processes = new ChildProcesses<>(p -> p);
     List<Path> logs = new ArrayList<>();
@@ -57,12 +74,11 @@ public final class RankProcesses {
         cmd.add("-XX:TieredStopAtLevel=1"); // short jobs: C1 alone starts faster on 2 cores
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
-        cmd.add(RankProcessMain.class.getName());
+        cmd.add(main.getName());
         cmd.add(storeDir.toString());
         cmd.add(Integer.toString(r));
         cmd.add(Integer.toString(ranks));
-        cmd.add(scenario.getName());
-        cmd.addAll(List.of(args));
+        cmd.addAll(args);
         Path log = Files.createTempFile("ddp4j-rank" + r, ".log");
         logs.add(log);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);

@@ -31,7 +31,9 @@ public interface BackendProvider {
    * Joins the group: every rank calls this with the same world size and a store they share.
    * Collective in nature: it returns once all ranks have joined, or fails after {@code timeout}
    * naming the missing ranks. {@code settings} are the process's ddp4j variables, read once by
-   * {@link dev.ddp4j.Ddp#init}; the backend reads its options from them.
+   * {@link dev.ddp4j.Ddp#init}; the backend reads its options from them. The group owns {@code
+   * store} and closes it last when it closes ({@code Ddp.init} hands a program's own store through
+   * a view whose close leaves it open).
    */
   ProcessGroup create(WorkerEnvironment worker, Store store, Duration timeout, Settings settings);
 }

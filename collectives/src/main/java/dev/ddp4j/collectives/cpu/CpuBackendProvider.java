@@ -35,6 +35,7 @@ public final class CpuBackendProvider implements BackendProvider {
   @Override
   public ProcessGroup create(
       WorkerEnvironment worker, Store store, Duration timeout, Settings settings) {
-    return CpuProcessGroup.create(worker, store, timeout, CpuGroupOptions.from(settings));
+    return CpuProcessGroup.create(worker, store, timeout, CpuGroupOptions.from(settings))
+        .closingStore();
   }
 }

@@ -58,6 +58,8 @@ public final class CpuProcessGroup implements ProcessGroup {
   private final StallInspector stalls;
   private long nextSequence;
   private volatile boolean closed;
+  // The store connection this group closes last, when it owns it (see closingStore).
+  private Store ownedStore;
   private volatile Throwable broken;
 
   private CpuProcessGroup(
@@ -416,5 +418,17 @@ public final class CpuProcessGroup implements ProcessGroup {
     }
     collectives.close();
     links.close();
+    if (ownedStore != null) {
+      ownedStore.close();
+    }
+  }
+
+  /**
+   * Makes {@link #close()} also close the group's store, last: for the group a provider hands to
+   * {@code Ddp.init}, which opened the connection for it (inner groups over a shared store do not).
+   */
+  CpuProcessGroup closingStore() {
+    ownedStore = store;
+    return this;
   }
 }

@@ -51,7 +51,8 @@ public abstract class DeviceBackendProvider implements BackendProvider {
   public final ProcessGroup create(
       WorkerEnvironment worker, Store store, Duration timeout, Settings settings) {
     return HostDeviceGroup.over(
-        createDevice(worker, store, timeout, settings), worker, store, timeout, settings);
+            createDevice(worker, store, timeout, settings), worker, store, timeout, settings)
+        .closingStore(store);
   }
 
   /** The device half of a new group (collective, as {@link #create}). */

@@ -47,6 +47,8 @@ public final class HostDeviceGroup implements DeviceGroup {
   private ProcessGroup host;
   private RuntimeException hostFailure;
   private boolean closed;
+  // The store connection this group closes last, when it owns it (see closingStore).
+  private Store ownedStore;
 
   /**
    * @param device the device half, which this group owns from now on
@@ -233,13 +235,26 @@ public final class HostDeviceGroup implements DeviceGroup {
       device.close();
     } catch (RuntimeException e) {
       if (first == null) {
-        throw e;
+        first = e;
+      } else {
+        first.addSuppressed(e);
       }
-      first.addSuppressed(e);
     }
     if (first != null) {
-      throw first;
+      throw first; // a half still running keeps the store its peers may need to report through
     }
+    if (ownedStore != null) {
+      ownedStore.close();
+    }
+  }
+
+  /**
+   * Makes {@link #close()} also close the store, last: for the group a provider hands to {@code
+   * Ddp.init}, which opened the connection for it.
+   */
+  HostDeviceGroup closingStore(Store store) {
+    ownedStore = store;
+    return this;
   }
 
   @Override

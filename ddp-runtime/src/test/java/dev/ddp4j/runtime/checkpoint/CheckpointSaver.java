@@ -36,11 +36,12 @@ public final class CheckpointSaver {
 
   static ProcessGroup oneRankGroup(Path dir) {
     return Ddp.init(
-        InitOptions.fromEnvironment(dev.ddp4j.spi.Settings.empty())
-            .withInitMethod(
-                dir.resolve("store-" + ProcessHandle.current().pid()).toUri().toString())
-            .withRank(0, 1)
-            .withBackend("cpu"));
+        InitOptions.builder()
+            .initMethod(dir.resolve("store-" + ProcessHandle.current().pid()).toUri().toString())
+            .rank(0)
+            .worldSize(1)
+            .backend("cpu")
+            .build(dev.ddp4j.spi.Settings.empty()));
   }
 
   static MultiLayerNetwork model(int width) {

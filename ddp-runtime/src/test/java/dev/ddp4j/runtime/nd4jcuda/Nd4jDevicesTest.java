@@ -25,10 +25,12 @@ class Nd4jDevicesTest {
 
   private static ProcessGroup oneRankGroup(Path dir) {
     return Ddp.init(
-        InitOptions.fromEnvironment(dev.ddp4j.spi.Settings.empty())
-            .withInitMethod(dir.resolve("store").toUri().toString())
-            .withRank(0, 1)
-            .withBackend("cpu"));
+        InitOptions.builder()
+            .initMethod(dir.resolve("store").toUri().toString())
+            .rank(0)
+            .worldSize(1)
+            .backend("cpu")
+            .build(dev.ddp4j.spi.Settings.empty()));
   }
 
   @Test

@@ -60,10 +60,12 @@ class SyncBatchNormDdpModelTest {
     ComputationGraph synced = graph();
     try (ProcessGroup group =
             Ddp.init(
-                InitOptions.fromEnvironment(dev.ddp4j.spi.Settings.empty())
-                    .withInitMethod(dir.resolve("store").toUri().toString())
-                    .withRank(0, 1)
-                    .withBackend("cpu"));
+                InitOptions.builder()
+                    .initMethod(dir.resolve("store").toUri().toString())
+                    .rank(0)
+                    .worldSize(1)
+                    .backend("cpu")
+                    .build(dev.ddp4j.spi.Settings.empty()));
         DdpModel ddp =
             DdpModel.wrap(synced, group, DdpOptions.defaults().withSyncBatchNorm(true))) {
       assertThat(java.util.Arrays.stream(synced.getLayers()).map(l -> l.getClass().getSimpleName()))
