@@ -51,16 +51,19 @@ import org.nd4j.linalg.indexing.NDArrayIndex;
  * norm without sync: {@link dev.ddp4j.runtime.model.ParityLimits}), rank 0 says so once at wrap.
  *
  * <pre>{@code
- * try (ProcessGroup pg = Ddp.init(); DdpModel ddp = DdpModel.wrap(net, pg)) {
- *   ddp.fit(new DistributedDataSetIterator(train, pg.rank(), pg.size(), seed, false), epochs);
+ * try (ProcessGroup pg = Ddp.init(); DdpModel<MultiLayerNetwork> ddp = DdpModel.wrap(net, pg)) {
+ *   ddp.fit(new DistributedDataSetIterator(train, pg.rank(), pg.size(), seed), epochs);
  * }
  * }</pre>
  *
  * Not thread safe: drive it from the training thread. Every rank must make the same calls.
+ *
+ * @param <M> the wrapped model's type: {@link MultiLayerNetwork} or {@link ComputationGraph}
  */
-public final class DdpModel implements AutoCloseable {
+public final class DdpModel<M extends Model> implements AutoCloseable {
 
   private final ModelAdapter adapter;
+  private final M model;
   private final ProcessGroup group;
   private final DebugLog log;
   private final Timeline timeline;
@@ -78,12 +81,15 @@ public final class DdpModel implements AutoCloseable {
   private long gradientsDoneNs;
   // Gradient all-reduces completed within the current fit: one per truncated BPTT segment.
   private int syncedSegments;
+  // Synchronised gradient all-reduces since wrap (one per step, or per truncated BPTT segment).
+  private long synchronisedSteps;
   // Where the model's gradients live while wrapped (ProcessGroup.allocateHost), or null; held so
   // the memory outlives their use of it.
   private HostBuffer sharedBlock;
 
-  private DdpModel(ModelAdapter adapter, ProcessGroup group, DdpOptions options) {
+  private DdpModel(ModelAdapter adapter, M model, ProcessGroup group, DdpOptions options) {
     this.adapter = adapter;
+    this.model = model;
     this.group = group;
     this.log = new DebugLog(Settings.process(), group.rank());
     this.timeline =
@@ -202,21 +208,23 @@ public final class DdpModel implements AutoCloseable {
   }
 
   /** Wraps {@code net} (initialised with {@code init()}) with options from the environment. */
-  public static DdpModel wrap(MultiLayerNetwork net, ProcessGroup group) {
+  public static DdpModel<MultiLayerNetwork> wrap(MultiLayerNetwork net, ProcessGroup group) {
     return wrap(net, group, DdpOptions.fromEnvironment());
   }
 
-  public static DdpModel wrap(MultiLayerNetwork net, ProcessGroup group, DdpOptions options) {
-    return new DdpModel(new MultiLayerAdapter(net), group, options);
+  public static DdpModel<MultiLayerNetwork> wrap(
+      MultiLayerNetwork net, ProcessGroup group, DdpOptions options) {
+    return new DdpModel<>(new MultiLayerAdapter(net), net, group, options);
   }
 
   /** Wraps {@code graph} (initialised with {@code init()}) with options from the environment. */
-  public static DdpModel wrap(ComputationGraph graph, ProcessGroup group) {
+  public static DdpModel<ComputationGraph> wrap(ComputationGraph graph, ProcessGroup group) {
     return wrap(graph, group, DdpOptions.fromEnvironment());
   }
 
-  public static DdpModel wrap(ComputationGraph graph, ProcessGroup group, DdpOptions options) {
-    return new DdpModel(new GraphAdapter(graph), group, options);
+  public static DdpModel<ComputationGraph> wrap(
+      ComputationGraph graph, ProcessGroup group, DdpOptions options) {
+    return new DdpModel<>(new GraphAdapter(graph), graph, group, options);
   }
 
   private void broadcastState() {
@@ -360,6 +368,7 @@ public final class DdpModel implements AutoCloseable {
     // onGradientCalculation: arm for the next one now, so its backward hooks launch buckets too.
     // noSync() refuses truncated BPTT, so no accumulated gradient is left for later segments.
     syncedSegments++;
+    synchronisedSteps++;
     gradients.bind(g, null);
     reducer.beginStep();
   }
@@ -389,29 +398,36 @@ public final class DdpModel implements AutoCloseable {
   }
 
   /** The wrapped model (its hidden layers are wrapped while this DdpModel is open). */
-  public Model model() {
-    return adapter.model();
+  public M model() {
+    return model;
   }
 
   /** This rank's output for {@code input} (no communication). */
   public INDArray output(INDArray input) {
-    Model m = adapter.model();
-    return m instanceof MultiLayerNetwork
-        ? ((MultiLayerNetwork) m).output(input)
-        : ((ComputationGraph) m).outputSingle(input);
+    return model instanceof MultiLayerNetwork net
+        ? net.output(input)
+        : ((ComputationGraph) model).outputSingle(input);
   }
 
   /** Evaluates on this rank's {@code iterator} (no communication). */
   public Evaluation evaluate(DataSetIterator iterator) {
-    Model m = adapter.model();
-    return m instanceof MultiLayerNetwork
-        ? ((MultiLayerNetwork) m).evaluate(iterator)
-        : ((ComputationGraph) m).evaluate(iterator);
+    return model instanceof MultiLayerNetwork net
+        ? net.evaluate(iterator)
+        : ((ComputationGraph) model).evaluate(iterator);
   }
 
-  /** The bucket engine (its plan, and how much communication it hid behind backward so far). */
-  public GradientReducer reducer() {
-    return reducer;
+  /**
+   * What this rank's gradient synchronisation did since wrap: steps, buckets, and how much of the
+   * communication backward hid (a snapshot: later steps do not change it).
+   */
+  public DdpStats stats() {
+    BucketPlan plan = reducer.plan();
+    return new DdpStats(
+        synchronisedSteps,
+        plan.buckets().size(),
+        plan.totalLength(),
+        reducer.commNanos(),
+        reducer.exposedNanos());
   }
 
   /** The buckets gradients travel in. */

@@ -7,8 +7,8 @@ import dev.ddp4j.spi.Settings;
 import java.util.Optional;
 
 /**
- * How DdpModel buckets and communicates gradients. Defaults follow PyTorch DDP; {@link
- * #fromEnvironment()} reads:
+ * How DdpModel buckets and communicates gradients, built with {@link #builder()} (defaults follow
+ * PyTorch DDP) or read by {@link #fromEnvironment()} from:
  *
  * <table>
  *   <caption>Variables read</caption>
@@ -21,57 +21,34 @@ import java.util.Optional;
  *   <tr><td>DDP4J_SHARED_GRADIENTS</td><td>0: keep the gradients in ND4J's memory</td><td>1</td></tr>
  * </table>
  *
- * @param firstBucketBytes cap of bucket 0, which backward fills first
- * @param bucketCapBytes cap of the other buckets
- * @param commHook how each bucket is communicated
- * @param timelinePattern where to write each rank's timeline, or null for none
- * @param syncBatchNorm whether BatchNormalization layers normalise training batches with the mean
- *     and variance of every rank's examples together (PyTorch's SyncBatchNorm), so N ranks with B
- *     examples each match one process on N*B; off by default (each rank's own statistics, running
- *     statistics averaged over ranks)
- * @param sharedGradients whether, on the cpu backend, the model's flat gradient buffer moves into
- *     the group's shared host memory ({@code ProcessGroup.allocateHost}) while the model is
- *     wrapped, so bucket all-reduces read peers' gradients in place; on by default
+ * <pre>{@code
+ * DdpOptions options = DdpOptions.builder().bucketCapMb(50).commHook(CommHooks.fp16Compress()).build();
+ * DdpOptions mine = DdpOptions.fromEnvironment().toBuilder().syncBatchNorm(true).build();
+ * }</pre>
  */
-public record DdpOptions(
-    long firstBucketBytes,
-    long bucketCapBytes,
-    CommHook commHook,
-    String timelinePattern,
-    boolean syncBatchNorm,
-    boolean sharedGradients) {
+public final class DdpOptions {
 
   public static final long MIB = 1L << 20;
 
-  public DdpOptions {
-    if (firstBucketBytes < 1 || bucketCapBytes < 1) {
-      throw new ConfigException(
-          "bucket caps of "
-              + firstBucketBytes
-              + " and "
-              + bucketCapBytes
-              + " bytes (expected: both >= 1)");
-    }
-    if (commHook == null) {
-      throw new ConfigException(
-          "commHook : null (expected: a CommHook, e.g. CommHooks.allReduce())");
-    }
+  private final long firstBucketBytes;
+  private final long bucketCapBytes;
+  private final CommHook commHook;
+  private final String timelinePattern;
+  private final boolean syncBatchNorm;
+  private final boolean sharedGradients;
+
+  private DdpOptions(Builder b) {
+    this.firstBucketBytes = b.firstBucketBytes;
+    this.bucketCapBytes = b.bucketCapBytes;
+    this.commHook = b.commHook;
+    this.timelinePattern = b.timelinePattern;
+    this.syncBatchNorm = b.syncBatchNorm;
+    this.sharedGradients = b.sharedGradients;
   }
 
-  /** Options without synchronised batch norm, with shared gradients. */
-  public DdpOptions(
-      long firstBucketBytes, long bucketCapBytes, CommHook commHook, String timelinePattern) {
-    this(firstBucketBytes, bucketCapBytes, commHook, timelinePattern, false, true);
-  }
-
-  /** Options with shared gradients. */
-  public DdpOptions(
-      long firstBucketBytes,
-      long bucketCapBytes,
-      CommHook commHook,
-      String timelinePattern,
-      boolean syncBatchNorm) {
-    this(firstBucketBytes, bucketCapBytes, commHook, timelinePattern, syncBatchNorm, true);
+  /** Options to set, starting from {@link #defaults()}. */
+  public static Builder builder() {
+    return new Builder();
   }
 
   /**
@@ -79,7 +56,7 @@ public record DdpOptions(
    * gradients.
    */
   public static DdpOptions defaults() {
-    return new DdpOptions(MIB, 25 * MIB, CommHooks.allReduce(), null, false, true);
+    return builder().build();
   }
 
   public static DdpOptions fromEnvironment() {
@@ -87,56 +64,167 @@ public record DdpOptions(
   }
 
   public static DdpOptions fromEnvironment(Settings env) {
-    DdpOptions d = defaults();
-    long first = megabytes(env, "DDP4J_FIRST_BUCKET_MB", d.firstBucketBytes());
-    long cap = megabytes(env, "DDP4J_BUCKET_CAP_MB", d.bucketCapBytes());
-    CommHook hook =
-        env.parsed("DDP4J_COMM_HOOK", CommHooks::named, CommHooks.NAMES).orElse(d.commHook());
-    return new DdpOptions(
-        first,
-        cap,
-        hook,
-        env.text("DDP4J_TIMELINE", null),
-        env.flag("DDP4J_SYNC_BATCHNORM", false),
-        env.flag("DDP4J_SHARED_GRADIENTS", true));
+    Builder b = builder();
+    megabytes(env, "DDP4J_FIRST_BUCKET_MB").ifPresent(b::firstBucketMb);
+    megabytes(env, "DDP4J_BUCKET_CAP_MB").ifPresent(b::bucketCapMb);
+    env.parsed("DDP4J_COMM_HOOK", CommHooks::named, CommHooks.NAMES).ifPresent(b::commHook);
+    return b.timeline(env.text("DDP4J_TIMELINE", null))
+        .syncBatchNorm(env.flag("DDP4J_SYNC_BATCHNORM", false))
+        .sharedGradients(env.flag("DDP4J_SHARED_GRADIENTS", true))
+        .build();
   }
 
-  private static long megabytes(Settings env, String name, long fallback) {
+  private static Optional<Double> megabytes(Settings env, String name) {
     Optional<Double> mb =
         env.parsed(name, Double::parseDouble, "a positive number of MiB, e.g. 25");
-    if (mb.isEmpty()) {
-      return fallback;
-    }
-    if (!(mb.get() > 0)) {
+    if (mb.isPresent() && !(mb.get() > 0)) {
       throw env.invalid(name, "a positive number of MiB, e.g. 25");
     }
-    return Math.max(1, Math.round(mb.get() * MIB));
+    return mb;
   }
 
-  public DdpOptions withBucketCaps(long firstBytes, long capBytes) {
-    return new DdpOptions(
-        firstBytes, capBytes, commHook, timelinePattern, syncBatchNorm, sharedGradients);
+  /** Cap of bucket 0, which backward fills first (the last layers). */
+  public long firstBucketBytes() {
+    return firstBucketBytes;
   }
 
-  public DdpOptions withCommHook(CommHook hook) {
-    return new DdpOptions(
-        firstBucketBytes, bucketCapBytes, hook, timelinePattern, syncBatchNorm, sharedGradients);
+  /** Cap of the other buckets. */
+  public long bucketCapBytes() {
+    return bucketCapBytes;
   }
 
-  public DdpOptions withTimeline(String pattern) {
-    return new DdpOptions(
-        firstBucketBytes, bucketCapBytes, commHook, pattern, syncBatchNorm, sharedGradients);
+  /** How each bucket is communicated. */
+  public CommHook commHook() {
+    return commHook;
   }
 
-  /** With synchronised batch statistics on or off (see {@link #syncBatchNorm()}). */
-  public DdpOptions withSyncBatchNorm(boolean on) {
-    return new DdpOptions(
-        firstBucketBytes, bucketCapBytes, commHook, timelinePattern, on, sharedGradients);
+  /** Where to write each rank's timeline ({rank} or .rankR added), or null for none. */
+  public String timelinePattern() {
+    return timelinePattern;
   }
 
-  /** With the gradients in shared host memory or not (see {@link #sharedGradients()}). */
-  public DdpOptions withSharedGradients(boolean on) {
-    return new DdpOptions(
-        firstBucketBytes, bucketCapBytes, commHook, timelinePattern, syncBatchNorm, on);
+  /**
+   * Whether BatchNormalization layers normalise training batches with the mean and variance of
+   * every rank's examples together (PyTorch's SyncBatchNorm), so N ranks with B examples each match
+   * one process on N*B; off by default (each rank's own statistics, running statistics averaged
+   * over ranks).
+   */
+  public boolean syncBatchNorm() {
+    return syncBatchNorm;
+  }
+
+  /**
+   * Whether, on the cpu backend, the model's flat gradient buffer moves into the group's shared
+   * host memory ({@code ProcessGroup.allocateHost}) while the model is wrapped, so bucket
+   * all-reduces read peers' gradients in place; on by default.
+   */
+  public boolean sharedGradients() {
+    return sharedGradients;
+  }
+
+  /** A builder holding these options, to change some of them. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.firstBucketBytes = firstBucketBytes;
+    b.bucketCapBytes = bucketCapBytes;
+    b.commHook = commHook;
+    b.timelinePattern = timelinePattern;
+    b.syncBatchNorm = syncBatchNorm;
+    b.sharedGradients = sharedGradients;
+    return b;
+  }
+
+  @Override
+  public String toString() {
+    return String.format(
+        "DdpOptions[firstBucketBytes=%d, bucketCapBytes=%d, commHook=%s, timeline=%s,"
+            + " syncBatchNorm=%b, sharedGradients=%b]",
+        firstBucketBytes,
+        bucketCapBytes,
+        commHook.name(),
+        timelinePattern,
+        syncBatchNorm,
+        sharedGradients);
+  }
+
+  /** Sets options one by one; each setter checks its value. */
+  public static final class Builder {
+    private long firstBucketBytes = MIB;
+    private long bucketCapBytes = 25 * MIB;
+    private CommHook commHook = CommHooks.allReduce();
+    private String timelinePattern;
+    private boolean syncBatchNorm;
+    private boolean sharedGradients = true;
+
+    private Builder() {}
+
+    /** Cap of bucket 0 in bytes (default 1 MiB). */
+    public Builder firstBucketBytes(long bytes) {
+      this.firstBucketBytes = positive("firstBucketBytes", bytes);
+      return this;
+    }
+
+    /** Cap of every other bucket in bytes (default 25 MiB). */
+    public Builder bucketCapBytes(long bytes) {
+      this.bucketCapBytes = positive("bucketCapBytes", bytes);
+      return this;
+    }
+
+    /** Cap of bucket 0 in MiB, as DDP4J_FIRST_BUCKET_MB (default 1). */
+    public Builder firstBucketMb(double mb) {
+      return firstBucketBytes(mebibytes("firstBucketMb", mb));
+    }
+
+    /** Cap of every other bucket in MiB, as DDP4J_BUCKET_CAP_MB and PyTorch's bucket_cap_mb. */
+    public Builder bucketCapMb(double mb) {
+      return bucketCapBytes(mebibytes("bucketCapMb", mb));
+    }
+
+    /** How each bucket is communicated (default {@link CommHooks#allReduce()}). */
+    public Builder commHook(CommHook hook) {
+      if (hook == null) {
+        throw new ConfigException(
+            "commHook : null (expected: a CommHook, e.g. CommHooks.allReduce())");
+      }
+      this.commHook = hook;
+      return this;
+    }
+
+    /** Each rank's Chrome-trace file ({rank} or .rankR added), or null for none (the default). */
+    public Builder timeline(String pattern) {
+      this.timelinePattern = pattern;
+      return this;
+    }
+
+    /** See {@link DdpOptions#syncBatchNorm()} (default off). */
+    public Builder syncBatchNorm(boolean on) {
+      this.syncBatchNorm = on;
+      return this;
+    }
+
+    /** See {@link DdpOptions#sharedGradients()} (default on). */
+    public Builder sharedGradients(boolean on) {
+      this.sharedGradients = on;
+      return this;
+    }
+
+    public DdpOptions build() {
+      return new DdpOptions(this);
+    }
+
+    private static long positive(String name, long bytes) {
+      if (bytes < 1) {
+        throw new ConfigException(name + " : " + bytes + " (expected: >= 1 byte)");
+      }
+      return bytes;
+    }
+
+    private static long mebibytes(String name, double mb) {
+      if (!(mb > 0)) {
+        throw new ConfigException(
+            name + " : " + mb + " (expected: a positive number of MiB, e.g. 25)");
+      }
+      return Math.max(1, Math.round(mb * MIB));
+    }
   }
 }

@@ -142,15 +142,14 @@ public final class Train implements Callable<Integer> {
               new ListDataSetIterator<>(all.subList(0, trainCount), batchSize),
               pg.rank(),
               pg.size(),
-              seed,
-              false);
+              seed);
       DistributedDataSetIterator test =
           new DistributedDataSetIterator(
               new ListDataSetIterator<>(all.subList(trainCount, all.size()), 256),
               pg.rank(),
               pg.size(),
               seed,
-              true);
+              DistributedDataSetIterator.Remainder.DROP);
       Path latest = checkpointDir.resolve("latest.zip");
       int stepsPerEpoch = Math.max(1, (train.examplesPerEpoch() + batchSize - 1) / batchSize);
       MultiLayerNetwork net =
@@ -169,7 +168,7 @@ public final class Train implements Callable<Integer> {
             net.numParams(),
             firstEpoch > 0 ? ", resumed at epoch " + firstEpoch : "");
       }
-      try (DdpModel ddp = DdpModel.wrap(net, pg)) {
+      try (DdpModel<MultiLayerNetwork> ddp = DdpModel.wrap(net, pg)) {
         if (pg.rank() == 0) {
           System.out.println("Train: " + ddp.placement());
         }
@@ -239,7 +238,8 @@ public final class Train implements Callable<Integer> {
   }
 
   /** Accuracy over every rank's shard of the test set. */
-  private static double accuracy(DdpModel ddp, DistributedDataSetIterator test, ProcessGroup pg) {
+  private static double accuracy(
+      DdpModel<MultiLayerNetwork> ddp, DistributedDataSetIterator test, ProcessGroup pg) {
     test.setEpoch(0);
     long[] counts = {0, 0};
     while (test.hasNext()) {

@@ -33,7 +33,11 @@ public final class BatchNormWorker {
       Nd4jDevices.pinThreadToLocalRank(
           Integer.parseInt(System.getenv().getOrDefault("LOCAL_RANK", "0")));
       MultiLayerNetwork net = BatchNormModels.model(kind, 1234 + pg.rank());
-      DdpOptions options = DdpOptions.fromEnvironment().withBucketCaps(64, 2048);
+      DdpOptions options =
+          DdpOptions.fromEnvironment().toBuilder()
+              .firstBucketBytes(64)
+              .bucketCapBytes(2048)
+              .build();
       try (DdpModel ddp = DdpModel.wrap(net, pg, options);
           DataOutputStream o =
               new DataOutputStream(

@@ -34,7 +34,11 @@ public final class ParityCaseWorker {
         ParityCase c = ParityCase.valueOf(name);
         Model model = c.model(1234 + pg.rank());
         // Small buckets, so that several all-reduces start from backward hooks.
-        DdpOptions options = DdpOptions.fromEnvironment().withBucketCaps(64, 2048);
+        DdpOptions options =
+            DdpOptions.fromEnvironment().toBuilder()
+                .firstBucketBytes(64)
+                .bucketCapBytes(2048)
+                .build();
         try (DdpModel ddp = ParityCase.wrap(model, pg, options);
             DataOutputStream o =
                 new DataOutputStream(

@@ -41,7 +41,11 @@ public final class ParityWorker {
       // Tiny buckets so that every layer travels in its own bucket, launched from its backward
       // hook.
       DdpOptions options =
-          DdpOptions.fromEnvironment().withBucketCaps(64, 2048).withCommHook(CommHooks.named(hook));
+          DdpOptions.fromEnvironment().toBuilder()
+              .firstBucketBytes(64)
+              .bucketCapBytes(2048)
+              .commHook(CommHooks.named(hook))
+              .build();
       DdpModel ddp =
           model instanceof MultiLayerNetwork
               ? DdpModel.wrap((MultiLayerNetwork) model, pg, options)

@@ -39,7 +39,9 @@ public final class ScenarioWorker {
           scenario.equals("nosync-tbptt")
               ? RecurrentModels.lstm(1234)
               : ParityModels.multiLayer("adam", 1234);
-      try (DdpModel ddp = DdpModel.wrap(net, pg, DdpOptions.defaults().withBucketCaps(64, 2048))) {
+      try (DdpModel ddp =
+          DdpModel.wrap(
+              net, pg, DdpOptions.builder().firstBucketBytes(64).bucketCapBytes(2048).build())) {
         if (scenario.equals("nosync")) {
           List<float[]> snapshots = new ArrayList<>();
           for (int s = 0; s < 2; s++) {

@@ -5,6 +5,7 @@ import dev.ddp4j.HostBuffer;
 import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.runtime.DdpModel;
+import dev.ddp4j.runtime.DdpStats;
 import java.util.concurrent.Callable;
 import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
 import org.deeplearning4j.nn.conf.layers.DenseLayer;
@@ -90,11 +91,12 @@ public final class DdpStepBench implements Callable<Integer> {
       int buckets = 0;
       for (int r = 0; r < rounds; r++) {
         plain[r] = timeSteps(() -> net.fit(data), pg);
-        try (DdpModel ddp = DdpModel.wrap(net, pg)) {
+        try (DdpModel<MultiLayerNetwork> ddp = DdpModel.wrap(net, pg)) {
           ddpTimes[r] = timeSteps(() -> ddp.fit(data), pg);
-          comm[r] = ddp.reducer().commNanos() / 1e6 / (steps + warmup);
-          exposed[r] = ddp.reducer().exposedNanos() / 1e6 / (steps + warmup);
-          buckets = ddp.bucketPlan().buckets().size();
+          DdpStats stats = ddp.stats();
+          comm[r] = stats.commMsPerStep();
+          exposed[r] = stats.exposedMsPerStep();
+          buckets = stats.buckets();
         }
       }
       double plainMs = median(plain);

@@ -11,9 +11,11 @@ import org.nd4j.linalg.dataset.api.iterator.DataSetIterator;
  * This rank's share of any DataSetIterator, like PyTorch's DistributedSampler: every epoch the
  * examples are shuffled with {@code seed + epoch} (the same permutation on every rank) and example
  * {@code i} of the permutation goes to rank {@code i mod worldSize}, so each example lands on
- * exactly one rank per epoch and every rank gets the same number of batches. When the examples do
- * not divide evenly, {@code dropLast} drops the remainder; otherwise the last ranks are padded with
- * examples from the start of the permutation.
+ * exactly one rank per epoch. When the examples do not divide evenly, the {@link Remainder} says
+ * what happens to the last ones: {@code PAD} (the default, as PyTorch's {@code drop_last=False})
+ * repeats examples from the start of the permutation on the last ranks, {@code DROP} drops them;
+ * both give every rank the same number of examples. {@code UNEVEN} keeps each example exactly once,
+ * so the first ranks hold one more: train it with {@code DdpModel}'s join mode.
  *
  * <p>The source is read once into memory (one example per entry): meant for data sets that fit in
  * memory; stream larger ones from per-rank files.
@@ -25,7 +27,7 @@ public final class DistributedDataSetIterator implements DataSetIterator {
   private final int rank;
   private final int worldSize;
   private final long seed;
-  private final boolean dropLast;
+  private final Remainder remainder;
   private final int batchSize;
   private final List<String> labels;
   private int epoch;
@@ -38,10 +40,10 @@ public final class DistributedDataSetIterator implements DataSetIterator {
    * @param rank this rank
    * @param worldSize number of ranks
    * @param seed shuffles every epoch with {@code seed + epoch}; every rank must pass the same seed
-   * @param dropLast drop the remainder instead of padding
+   * @param remainder what happens to examples that do not divide evenly over the ranks
    */
   public DistributedDataSetIterator(
-      DataSetIterator source, int rank, int worldSize, long seed, boolean dropLast) {
+      DataSetIterator source, int rank, int worldSize, long seed, Remainder remainder) {
     if (worldSize < 1 || rank < 0 || rank >= worldSize) {
       throw new IllegalArgumentException(
           "rank " + rank + " of worldSize " + worldSize + " (expected: 0 <= rank < worldSize)");
@@ -49,7 +51,10 @@ public final class DistributedDataSetIterator implements DataSetIterator {
     this.rank = rank;
     this.worldSize = worldSize;
     this.seed = seed;
-    this.dropLast = dropLast;
+    if (remainder == null) {
+      throw new IllegalArgumentException("remainder : null (expected: PAD, DROP or UNEVEN)");
+    }
+    this.remainder = remainder;
     this.examples = new ArrayList<>();
     int firstBatch = 0;
     if (source.resetSupported()) {
@@ -65,6 +70,21 @@ public final class DistributedDataSetIterator implements DataSetIterator {
     setEpoch(0);
   }
 
+  /** This rank's share, the last ranks padded ({@link Remainder#PAD}). */
+  public DistributedDataSetIterator(DataSetIterator source, int rank, int worldSize, long seed) {
+    this(source, rank, worldSize, seed, Remainder.PAD);
+  }
+
+  /** What happens to the examples left over when they do not divide evenly over the ranks. */
+  public enum Remainder {
+    /** The last ranks repeat examples from the start of the permutation: all ranks even. */
+    PAD,
+    /** The left-over examples are not served this epoch: all ranks even. */
+    DROP,
+    /** Each example exactly once: the first {@code n mod worldSize} ranks get one more. */
+    UNEVEN
+  }
+
   /** Selects epoch {@code e}'s permutation (to resume from a checkpoint) and rewinds. */
   public void setEpoch(int e) {
     this.epoch = e;
@@ -73,8 +93,13 @@ public final class DistributedDataSetIterator implements DataSetIterator {
       order.add(i);
     }
     java.util.Collections.shuffle(order, new Random(seed + e));
+    int n = examples.size();
     int perRank =
-        dropLast ? examples.size() / worldSize : (examples.size() + worldSize - 1) / worldSize;
+        switch (remainder) {
+          case PAD -> (n + worldSize - 1) / worldSize;
+          case DROP -> n / worldSize;
+          case UNEVEN -> n / worldSize + (rank < n % worldSize ? 1 : 0);
+        };
     List<Integer> picked = new ArrayList<>(perRank);
     for (int k = 0; k < perRank; k++) {
       int i = k * worldSize + rank;

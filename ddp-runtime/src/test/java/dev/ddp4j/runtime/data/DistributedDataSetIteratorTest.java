@@ -37,27 +37,40 @@ class DistributedDataSetIteratorTest {
     return seen;
   }
 
-  @ParameterizedTest(name = "n={0} ranks={1} dropLast={2}")
-  @CsvSource({"100,4,false", "103,4,false", "103,4,true", "5,8,false", "17,3,true"})
-  void everyExampleShouldLandOnExactlyOneRankPerEpoch(int n, int ranks, boolean dropLast) {
+  @ParameterizedTest(name = "n={0} ranks={1} {2}")
+  @CsvSource({
+    "100,4,PAD",
+    "103,4,PAD",
+    "103,4,DROP",
+    "5,8,PAD",
+    "17,3,DROP",
+    "103,4,UNEVEN",
+    "5,8,UNEVEN"
+  })
+  void everyExampleShouldLandOnExactlyOneRankPerEpoch(
+      int n, int ranks, DistributedDataSetIterator.Remainder remainder) {
     for (int epoch = 0; epoch < 3; epoch++) {
       List<Integer> all = new ArrayList<>();
       Set<Integer> distinct = new HashSet<>();
       int perRank = -1;
       for (int r = 0; r < ranks; r++) {
         DistributedDataSetIterator it =
-            new DistributedDataSetIterator(ids(n, 8), r, ranks, 7, dropLast);
+            new DistributedDataSetIterator(ids(n, 8), r, ranks, 7, remainder);
         it.setEpoch(epoch);
         List<Integer> mine = drain(it);
-        if (perRank >= 0) {
+        if (remainder == DistributedDataSetIterator.Remainder.UNEVEN) {
+          assertThat(mine).hasSize(n / ranks + (r < n % ranks ? 1 : 0));
+        } else if (perRank >= 0) {
           assertThat(mine).as("every rank gets as many examples").hasSize(perRank);
         }
         perRank = mine.size();
         all.addAll(mine);
         distinct.addAll(mine);
       }
-      if (dropLast) {
+      if (remainder == DistributedDataSetIterator.Remainder.DROP) {
         assertThat(all).hasSize(n / ranks * ranks).doesNotHaveDuplicates();
+      } else if (remainder == DistributedDataSetIterator.Remainder.UNEVEN) {
+        assertThat(all).hasSize(n).doesNotHaveDuplicates();
       } else {
         assertThat(distinct).as("nothing is dropped").hasSize(n);
         assertThat(all).hasSize((n + ranks - 1) / ranks * ranks);
@@ -68,14 +81,13 @@ class DistributedDataSetIteratorTest {
   @ParameterizedTest(name = "ranks={0}")
   @CsvSource({"1", "3"})
   void epochsShouldBeReshuffledTheSameWayOnEveryRankAndResumable(int ranks) {
-    DistributedDataSetIterator a = new DistributedDataSetIterator(ids(60, 8), 0, ranks, 11, false);
+    DistributedDataSetIterator a = new DistributedDataSetIterator(ids(60, 8), 0, ranks, 11);
     List<Integer> epoch0 = drain(a);
     a.reset();
     List<Integer> epoch1 = drain(a);
     assertThat(epoch1).isNotEqualTo(epoch0);
     assertThat(a.epoch()).isEqualTo(1);
-    DistributedDataSetIterator resumed =
-        new DistributedDataSetIterator(ids(60, 8), 0, ranks, 11, false);
+    DistributedDataSetIterator resumed = new DistributedDataSetIterator(ids(60, 8), 0, ranks, 11);
     resumed.setEpoch(1);
     assertThat(drain(resumed)).isEqualTo(epoch1);
   }

@@ -9,6 +9,7 @@ import dev.ddp4j.collectives.cpu.CpuProcessGroup;
 import dev.ddp4j.collectives.cpu.TestGroups;
 import dev.ddp4j.runtime.DdpModel;
 import dev.ddp4j.runtime.DdpOptions;
+import dev.ddp4j.runtime.DdpStats;
 import dev.ddp4j.testing.InMemoryStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -89,12 +90,29 @@ class SharedGradientsTest {
     WorkerEnvironment w =
         new WorkerEnvironment(rank, 2, rank, 2, 0, 0, InitMethod.tcp("127.0.0.1", 1));
     try (ProcessGroup group = TestGroups.create(w, store, Duration.ofSeconds(60), Map.of())) {
-      try (DdpModel ddp =
-          DdpModel.wrap(net, group, DdpOptions.defaults().withSharedGradients(shared))) {
+      try (DdpModel<MultiLayerNetwork> ddp =
+          DdpModel.wrap(
+              net,
+              group,
+              DdpOptions.builder()
+                  .sharedGradients(shared)
+                  .firstBucketBytes(4096)
+                  .bucketCapBytes(4096)
+                  .build())) {
+        assertThat(ddp.model()).isSameAs(net);
         wrappedAddress = net.getGradientsViewArray().data().address();
+        DdpStats before = ddp.stats();
         for (int step = 0; step < STEPS; step++) {
           ddp.fit(data(rank, step));
         }
+        DdpStats after = ddp.stats();
+        assertThat(before.steps()).isZero();
+        assertThat(before.exposedMsPerStep()).isZero();
+        assertThat(after.steps()).isEqualTo(STEPS);
+        assertThat(after.parameters()).isEqualTo(net.numParams());
+        assertThat(after.buckets()).isEqualTo(ddp.bucketPlan().buckets().size()).isGreaterThan(1);
+        assertThat(after.commNanos()).as("host buckets are timed").isPositive();
+        assertThat(before.steps()).as("a snapshot").isZero();
       }
       assertThat(wrappedAddress != nd4jAddress)
           .as("gradients moved while wrapped (shared gradients %s)", shared)

@@ -67,7 +67,7 @@ class SyncBatchNormDdpModelTest {
                     .backend("cpu")
                     .build(dev.ddp4j.spi.Settings.empty()));
         DdpModel ddp =
-            DdpModel.wrap(synced, group, DdpOptions.defaults().withSyncBatchNorm(true))) {
+            DdpModel.wrap(synced, group, DdpOptions.builder().syncBatchNorm(true).build())) {
       assertThat(java.util.Arrays.stream(synced.getLayers()).map(l -> l.getClass().getSimpleName()))
           .as("the BatchNorm layer sits inside its backward hook, synchronised")
           .contains("BackwardHookLayer");
