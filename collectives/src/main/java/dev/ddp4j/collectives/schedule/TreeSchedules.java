@@ -1,5 +1,6 @@
 package dev.ddp4j.collectives.schedule;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -26,40 +27,26 @@ public final class TreeSchedules {
       int[] parent = parents.get(t);
       long segStart = ChunkLayout.partStart(count, trees, t);
       long segLen = ChunkLayout.partStart(count, trees, t + 1) - segStart;
-      int slices = (int) Math.max(1, (segLen + maxStepElements - 1) / maxStepElements);
+      List<long[]> slices = slices(segStart, segLen, maxStepElements);
       for (int r = 0; r < n; r++) {
         List<Step> steps = programs.get(r).get(t);
-        for (int s = 0; s < slices; s++) {
-          long off = segStart + ChunkLayout.partStart(segLen, slices, s);
-          long len =
-              ChunkLayout.partStart(segLen, slices, s + 1)
-                  - ChunkLayout.partStart(segLen, slices, s);
-          if (len == 0) {
-            continue;
-          }
+        for (long[] slice : slices) {
           for (int c = 0; c < n; c++) {
             if (parent[c] == r) {
-              steps.add(Step.recvReduce(c, off, len));
+              steps.add(Step.recvReduce(c, slice[0], slice[1]));
             }
           }
           if (parent[r] >= 0) {
-            steps.add(Step.send(parent[r], off, len));
+            steps.add(Step.send(parent[r], slice[0], slice[1]));
           }
         }
-        for (int s = 0; s < slices; s++) {
-          long off = segStart + ChunkLayout.partStart(segLen, slices, s);
-          long len =
-              ChunkLayout.partStart(segLen, slices, s + 1)
-                  - ChunkLayout.partStart(segLen, slices, s);
-          if (len == 0) {
-            continue;
-          }
+        for (long[] slice : slices) {
           if (parent[r] >= 0) {
-            steps.add(Step.recvCopy(parent[r], off, len));
+            steps.add(Step.recvCopy(parent[r], slice[0], slice[1]));
           }
           for (int c = 0; c < n; c++) {
             if (parent[c] == r) {
-              steps.add(Step.send(c, off, len));
+              steps.add(Step.send(c, slice[0], slice[1]));
             }
           }
         }
@@ -67,5 +54,22 @@ public final class TreeSchedules {
     }
     return new Schedule(
         CollectiveKind.ALL_REDUCE, "tree", n, count, -1, RingPhase.toRankSchedules(programs));
+  }
+
+  /**
+   * The non-empty slices {@code {offset, length}} of {@code segLen} elements from {@code segStart},
+   * each at most {@code maxStepElements} long, split as evenly as {@link ChunkLayout} splits.
+   */
+  private static List<long[]> slices(long segStart, long segLen, long maxStepElements) {
+    int count = (int) Math.max(1, (segLen + maxStepElements - 1) / maxStepElements);
+    List<long[]> slices = new ArrayList<>(count);
+    for (int s = 0; s < count; s++) {
+      long from = ChunkLayout.partStart(segLen, count, s);
+      long len = ChunkLayout.partStart(segLen, count, s + 1) - from;
+      if (len > 0) {
+        slices.add(new long[] {segStart + from, len});
+      }
+    }
+    return slices;
   }
 }

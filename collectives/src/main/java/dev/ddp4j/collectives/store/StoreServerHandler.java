@@ -167,41 +167,30 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
         }
       case OP_GET:
         {
-          String key = StoreCodec.readString(in);
-          long timeoutMs = readTimeout(in);
-          StoreCodec.expectEnd(in);
-          awaitThen(
+          awaitKeys(
               ctx,
               id,
-              List.of(key),
-              timeoutMs,
-              (out, v) -> StoreCodec.writeBytes(out, v.get(0)),
-              StoreCodec::writeKeys);
+              in,
+              List.of(StoreCodec.readString(in)),
+              (out, v) -> StoreCodec.writeBytes(out, v.get(0)));
           return;
         }
       case OP_MULTI_GET:
         {
-          List<String> keys = StoreCodec.readKeys(in);
-          long timeoutMs = readTimeout(in);
-          StoreCodec.expectEnd(in);
-          awaitThen(
+          awaitKeys(
               ctx,
               id,
-              keys,
-              timeoutMs,
+              in,
+              StoreCodec.readKeys(in),
               (out, values) -> {
                 out.writeInt(values.size());
                 values.forEach(v -> StoreCodec.writeBytes(out, v));
-              },
-              StoreCodec::writeKeys);
+              });
           return;
         }
       case OP_WAIT:
         {
-          List<String> keys = StoreCodec.readKeys(in);
-          long timeoutMs = readTimeout(in);
-          StoreCodec.expectEnd(in);
-          awaitThen(ctx, id, keys, timeoutMs, (out, values) -> {}, StoreCodec::writeKeys);
+          awaitKeys(ctx, id, in, StoreCodec.readKeys(in), (out, values) -> {});
           return;
         }
       case OP_BARRIER:
@@ -341,6 +330,21 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
       throw new MalformedFrameException("timeoutMs " + ms + " is negative");
     }
     return ms;
+  }
+
+  /**
+   * The rest of a GET, MULTI_GET or WAIT request (its timeout) read from {@code in}, then {@link
+   * #awaitThen} with the missing keys as the timeout's body.
+   */
+  private void awaitKeys(
+      ChannelHandlerContext ctx,
+      int id,
+      ByteBuf in,
+      List<String> keys,
+      BiConsumer<ByteBuf, List<byte[]>> body) {
+    long timeoutMs = readTimeout(in);
+    StoreCodec.expectEnd(in);
+    awaitThen(ctx, id, keys, timeoutMs, body, StoreCodec::writeKeys);
   }
 
   /**

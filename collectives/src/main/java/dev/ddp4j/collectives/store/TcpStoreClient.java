@@ -84,12 +84,9 @@ public final class TcpStoreClient implements Store {
 
   @Override
   public void set(String key, byte[] value) {
-    call(
+    immediate(
         OP_SET,
         "set of key '" + key + "'",
-        List.of(),
-        timeout,
-        ServerWait.NONE,
         out -> {
           StoreCodec.writeString(out, key);
           StoreCodec.writeBytes(out, value);
@@ -112,12 +109,9 @@ public final class TcpStoreClient implements Store {
   @Override
   public long add(String key, long delta) {
     Reply r =
-        call(
+        immediate(
             OP_ADD,
             "add on key '" + key + "'",
-            List.of(),
-            timeout,
-            ServerWait.NONE,
             out -> {
               StoreCodec.writeString(out, key);
               out.writeLong(delta);
@@ -128,12 +122,9 @@ public final class TcpStoreClient implements Store {
   @Override
   public byte[] compareSet(String key, byte[] expected, byte[] desired) {
     Reply r =
-        call(
+        immediate(
             OP_COMPARE_SET,
             "compareSet on key '" + key + "'",
-            List.of(),
-            timeout,
-            ServerWait.NONE,
             out -> {
               StoreCodec.writeString(out, key);
               StoreCodec.writeBytes(out, expected);
@@ -157,33 +148,21 @@ public final class TcpStoreClient implements Store {
   @Override
   public boolean check(Collection<String> keys) {
     List<String> list = List.copyOf(keys);
-    Reply r =
-        call(
-            OP_CHECK,
-            "check",
-            List.of(),
-            timeout,
-            ServerWait.NONE,
-            out -> StoreCodec.writeKeys(out, list));
+    Reply r = immediate(OP_CHECK, "check", out -> StoreCodec.writeKeys(out, list));
     return r.body()[0] != 0;
   }
 
   @Override
   public boolean delete(String key) {
     Reply r =
-        call(
-            OP_DELETE,
-            "delete of key '" + key + "'",
-            List.of(),
-            timeout,
-            ServerWait.NONE,
-            out -> StoreCodec.writeString(out, key));
+        immediate(
+            OP_DELETE, "delete of key '" + key + "'", out -> StoreCodec.writeString(out, key));
     return r.body()[0] != 0;
   }
 
   @Override
   public long numKeys() {
-    Reply r = call(OP_NUM_KEYS, "numKeys", List.of(), timeout, ServerWait.NONE, out -> {});
+    Reply r = immediate(OP_NUM_KEYS, "numKeys", out -> {});
     return Unpooled.wrappedBuffer(r.body()).readLong();
   }
 
@@ -204,12 +183,9 @@ public final class TcpStoreClient implements Store {
   @Override
   public void multiSet(Map<String, byte[]> values) {
     List<Map.Entry<String, byte[]>> entries = new ArrayList<>(values.entrySet());
-    call(
+    immediate(
         OP_MULTI_SET,
         "multiSet of " + entries.size() + " key(s)",
-        List.of(),
-        timeout,
-        ServerWait.NONE,
         out -> {
           out.writeInt(entries.size());
           for (Map.Entry<String, byte[]> e : entries) {
@@ -221,12 +197,9 @@ public final class TcpStoreClient implements Store {
 
   @Override
   public void append(String key, byte[] value) {
-    call(
+    immediate(
         OP_APPEND,
         "append to key '" + key + "'",
-        List.of(),
-        timeout,
-        ServerWait.NONE,
         out -> {
           StoreCodec.writeString(out, key);
           StoreCodec.writeBytes(out, value);
@@ -308,6 +281,11 @@ public final class TcpStoreClient implements Store {
       ServerWait wait,
       Consumer<ByteBuf> body) {
     return check(send(op, what, waitedKeys, budget, wait, body), what, budget);
+  }
+
+  /** A call the server answers at once (waits on no key), within the client's timeout. */
+  private Reply immediate(byte op, String what, Consumer<ByteBuf> body) {
+    return call(op, what, List.of(), timeout, ServerWait.NONE, body);
   }
 
   /** {@link #call} without {@link #check}: the reply whatever its status. */
