@@ -1,12 +1,11 @@
 package dev.ddp4j.runtime.model;
 
-import dev.ddp4j.runtime.bucket.ParamRange;
 import dev.ddp4j.runtime.hook.BackwardHookLayer;
-import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.function.UnaryOperator;
 import org.deeplearning4j.nn.api.Layer;
-import org.deeplearning4j.nn.api.Model;
+import org.deeplearning4j.nn.api.Updater;
 import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.nn.graph.vertex.GraphVertex;
 import org.deeplearning4j.nn.graph.vertex.impl.LayerVertex;
@@ -20,15 +19,14 @@ import org.nd4j.linalg.dataset.api.DataSet;
  * visits vertices in reverse topological order, so when position {@code t} is done, every position
  * above it is too.
  */
-public final class GraphAdapter implements ModelAdapter {
+public final class GraphAdapter extends FlatModelAdapter<ComputationGraph> {
 
   private final ComputationGraph graph;
   private final int[] order;
   private final Layer[] originals; // by topological position; null where the vertex has no layer
-  private final List<ParamRange> ranges = new ArrayList<>();
-  private final List<ParamRange> undivided = new ArrayList<>();
 
   public GraphAdapter(ComputationGraph graph) {
+    super(graph, ComputationGraph.class);
     this.graph = graph;
     graph.getUpdater(); // create the updater over the unwrapped layers, before any wrapping
     this.order = graph.topologicalSortOrder();
@@ -44,47 +42,23 @@ public final class GraphAdapter implements ModelAdapter {
   }
 
   @Override
-  public Model model() {
-    return graph;
+  Updater updater() {
+    return graph.getUpdater();
+  }
+
+  @Override
+  void installUpdater(INDArray state) {
+    graph.setUpdater(new ComputationGraphUpdater(graph, state));
+  }
+
+  @Override
+  Collection<TrainingListener> listeners() {
+    return graph.getListeners();
   }
 
   @Override
   public List<Layer> layers() {
     return java.util.Arrays.stream(originals).filter(java.util.Objects::nonNull).toList();
-  }
-
-  @Override
-  public INDArray params() {
-    return graph.params();
-  }
-
-  @Override
-  public INDArray gradients() {
-    return graph.getGradientsViewArray();
-  }
-
-  @Override
-  public INDArray updaterState() {
-    return graph.getUpdater().getStateViewArray();
-  }
-
-  @Override
-  public void moveGradients(INDArray flat) {
-    INDArray state = GradientBuffers.copyOfState(graph.getUpdater().getStateViewArray());
-    flat.assign(graph.getGradientsViewArray());
-    GradientBuffers.setFlattenedGradients(ComputationGraph.class, graph, flat);
-    graph.setBackpropGradientsViewArray(flat);
-    graph.setUpdater(new ComputationGraphUpdater(graph, state));
-  }
-
-  @Override
-  public List<ParamRange> layerRanges() {
-    return ranges;
-  }
-
-  @Override
-  public List<ParamRange> undividedRanges() {
-    return undivided;
   }
 
   @Override
@@ -128,16 +102,6 @@ public final class GraphAdapter implements ModelAdapter {
   }
 
   @Override
-  public void addListenerFirst(TrainingListener listener) {
-    Listeners.addFirst(graph, graph.getListeners(), listener);
-  }
-
-  @Override
-  public void removeListener(TrainingListener listener) {
-    Listeners.remove(graph, graph.getListeners(), listener);
-  }
-
-  @Override
   public void fit(DataSet data) {
     graph.fit(data);
   }
@@ -153,13 +117,8 @@ public final class GraphAdapter implements ModelAdapter {
   }
 
   @Override
-  public void epochStart() {
-    Listeners.epochStart(graph, graph.getListeners());
-  }
-
-  @Override
   public void epochEnd() {
-    Listeners.epochEnd(graph, graph.getListeners());
+    Listeners.epochEnd(graph, listeners());
     graph.incrementEpochCount();
   }
 

@@ -1,12 +1,11 @@
 package dev.ddp4j.runtime.model;
 
-import dev.ddp4j.runtime.bucket.ParamRange;
 import dev.ddp4j.runtime.hook.BackwardHookLayer;
-import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.function.UnaryOperator;
 import org.deeplearning4j.nn.api.Layer;
-import org.deeplearning4j.nn.api.Model;
+import org.deeplearning4j.nn.api.Updater;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.deeplearning4j.nn.updater.MultiLayerUpdater;
 import org.deeplearning4j.optimize.api.TrainingListener;
@@ -16,14 +15,13 @@ import org.nd4j.linalg.dataset.api.DataSet;
 /**
  * {@link ModelAdapter} for MultiLayerNetwork: layers in order, layer 0 first in the flat buffers.
  */
-public final class MultiLayerAdapter implements ModelAdapter {
+public final class MultiLayerAdapter extends FlatModelAdapter<MultiLayerNetwork> {
 
   private final MultiLayerNetwork net;
   private final Layer[] originals;
-  private final List<ParamRange> ranges = new ArrayList<>();
-  private final List<ParamRange> undivided = new ArrayList<>();
 
   public MultiLayerAdapter(MultiLayerNetwork net) {
+    super(net, MultiLayerNetwork.class);
     this.net = net;
     net.getUpdater(); // create the updater over the unwrapped layers, before any wrapping
     this.originals = net.getLayers().clone();
@@ -33,47 +31,23 @@ public final class MultiLayerAdapter implements ModelAdapter {
   }
 
   @Override
-  public Model model() {
-    return net;
+  Updater updater() {
+    return net.getUpdater();
+  }
+
+  @Override
+  void installUpdater(INDArray state) {
+    net.setUpdater(new MultiLayerUpdater(net, state));
+  }
+
+  @Override
+  Collection<TrainingListener> listeners() {
+    return net.getListeners();
   }
 
   @Override
   public List<Layer> layers() {
     return List.of(originals);
-  }
-
-  @Override
-  public INDArray params() {
-    return net.params();
-  }
-
-  @Override
-  public INDArray gradients() {
-    return net.getGradientsViewArray();
-  }
-
-  @Override
-  public INDArray updaterState() {
-    return net.getUpdater().getStateViewArray();
-  }
-
-  @Override
-  public void moveGradients(INDArray flat) {
-    INDArray state = GradientBuffers.copyOfState(net.getUpdater().getStateViewArray());
-    flat.assign(net.getGradientsViewArray());
-    GradientBuffers.setFlattenedGradients(MultiLayerNetwork.class, net, flat);
-    net.setBackpropGradientsViewArray(flat);
-    net.setUpdater(new MultiLayerUpdater(net, state));
-  }
-
-  @Override
-  public List<ParamRange> layerRanges() {
-    return ranges;
-  }
-
-  @Override
-  public List<ParamRange> undividedRanges() {
-    return undivided;
   }
 
   @Override
@@ -103,16 +77,6 @@ public final class MultiLayerAdapter implements ModelAdapter {
   }
 
   @Override
-  public void addListenerFirst(TrainingListener listener) {
-    Listeners.addFirst(net, net.getListeners(), listener);
-  }
-
-  @Override
-  public void removeListener(TrainingListener listener) {
-    Listeners.remove(net, net.getListeners(), listener);
-  }
-
-  @Override
   public void fit(DataSet data) {
     net.fit(data);
   }
@@ -126,13 +90,8 @@ public final class MultiLayerAdapter implements ModelAdapter {
   }
 
   @Override
-  public void epochStart() {
-    Listeners.epochStart(net, net.getListeners());
-  }
-
-  @Override
   public void epochEnd() {
-    Listeners.epochEnd(net, net.getListeners());
+    Listeners.epochEnd(net, listeners());
     net.incrementEpochCount();
   }
 
