@@ -1,15 +1,14 @@
 package dev.ddp4j.collectives.topology;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import dev.ddp4j.collectives.process.CommandOutput;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import jcuda.driver.CUdevice;
 import jcuda.driver.JCudaDriver;
 
@@ -174,22 +173,7 @@ final class GpuDiscovery {
   }
 
   private static Optional<String> run(String... cmd) {
-    try {
-      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-      byte[] out = p.getInputStream().readAllBytes();
-      if (!p.waitFor(10, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        return Optional.empty();
-      }
-      return p.exitValue() == 0
-          ? Optional.of(new String(out, StandardCharsets.UTF_8))
-          : Optional.empty();
-    } catch (IOException e) {
-      return Optional.empty();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return Optional.empty();
-    }
+    return CommandOutput.of(Duration.ofSeconds(10), cmd);
   }
 
   private static int computeCapability(int ordinal) {

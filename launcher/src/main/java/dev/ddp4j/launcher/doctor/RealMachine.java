@@ -1,5 +1,6 @@
 package dev.ddp4j.launcher.doctor;
 
+import dev.ddp4j.collectives.process.CommandOutput;
 import dev.ddp4j.collectives.topology.CudaProbe;
 import dev.ddp4j.collectives.topology.Topology;
 import dev.ddp4j.collectives.topology.TopologyDiscovery;
@@ -9,17 +10,16 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 /** This host: the real /sys, /proc, PATH, file systems, interfaces and CUDA driver. */
 final class RealMachine implements Machine {
 
-  private static final long COMMAND_TIMEOUT_SECONDS = 10;
+  private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(10);
 
   private final Settings env;
 
@@ -44,36 +44,7 @@ final class RealMachine implements Machine {
 
   @Override
   public Optional<String> run(String... command) {
-    Path out = null;
-    try {
-      // Output goes to a file, so a command that fills a pipe cannot hang past its timeout.
-      out = Files.createTempFile("ddp4j-doctor", ".out");
-      Process p =
-          new ProcessBuilder(command)
-              .redirectErrorStream(true)
-              .redirectOutput(out.toFile())
-              .start();
-      if (!p.waitFor(COMMAND_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        return Optional.empty();
-      }
-      return p.exitValue() == 0
-          ? Optional.of(Files.readString(out, StandardCharsets.UTF_8))
-          : Optional.empty();
-    } catch (IOException e) {
-      return Optional.empty();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return Optional.empty();
-    } finally {
-      if (out != null) {
-        try {
-          Files.deleteIfExists(out);
-        } catch (IOException e) {
-          // a temporary file left behind costs nothing
-        }
-      }
-    }
+    return CommandOutput.of(COMMAND_TIMEOUT, command);
   }
 
   @Override
