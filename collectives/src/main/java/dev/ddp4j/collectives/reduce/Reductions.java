@@ -199,17 +199,15 @@ public final class Reductions {
         }
         break;
       case FLOAT16:
-        for (long i = 0; i < count; i++) {
-          long a = offset + (i << 1);
-          float v = HalfFloats.float16ToFloat(UNSAFE.getShort(base, a)) / divisor;
-          UNSAFE.putShort(base, a, HalfFloats.floatToFloat16(v));
-        }
-        break;
       case BFLOAT16:
+        boolean bfloat = type == DataType.BFLOAT16;
         for (long i = 0; i < count; i++) {
           long a = offset + (i << 1);
-          float v = HalfFloats.bfloat16ToFloat(UNSAFE.getShort(base, a)) / divisor;
-          UNSAFE.putShort(base, a, HalfFloats.floatToBfloat16(v));
+          short h = UNSAFE.getShort(base, a);
+          float v =
+              (bfloat ? HalfFloats.bfloat16ToFloat(h) : HalfFloats.float16ToFloat(h)) / divisor;
+          UNSAFE.putShort(
+              base, a, bfloat ? HalfFloats.floatToBfloat16(v) : HalfFloats.floatToFloat16(v));
         }
         break;
       default:
