@@ -53,6 +53,7 @@ public final class HostDeviceGroup implements DeviceGroup {
   // What the host half is made of (collective: every rank makes it at the same call).
   private final WorkerEnvironment worker;
   private final Store hostStore;
+  private final Duration hostTimeout;
   private final CpuGroupOptions hostOptions;
   private final String hostName;
   private final List<HostDeviceGroup> subgroups = new ArrayList<>();
@@ -66,17 +67,20 @@ public final class HostDeviceGroup implements DeviceGroup {
    * @param device the device half, which this group owns from now on
    * @param worker this rank in the group, for the host half
    * @param hostStore the host half's store
+   * @param hostTimeout the host half's timeout
    * @param hostName the host half's name, the same on every rank and unique in {@code hostStore}
    */
   private HostDeviceGroup(
       DeviceGroup device,
       WorkerEnvironment worker,
       Store hostStore,
+      Duration hostTimeout,
       CpuGroupOptions hostOptions,
       String hostName) {
     this.device = device;
     this.worker = worker;
     this.hostStore = hostStore;
+    this.hostTimeout = hostTimeout;
     this.hostOptions = hostOptions;
     this.hostName = hostName;
   }
@@ -94,7 +98,7 @@ public final class HostDeviceGroup implements DeviceGroup {
     // Groups are made in the same order on every rank, so the n-th name is one group's everywhere.
     String name = "host-of-" + device.backend() + HOST_HALVES_IN_THIS_JVM.getAndIncrement();
     CpuGroupOptions options = CpuGroupOptions.from(settings).withoutForcedAlgorithm();
-    return new HostDeviceGroup(device, worker, store, options, name);
+    return new HostDeviceGroup(device, worker, store, timeout, options, name);
   }
 
   /** The device half (for benches and tests that need the cuda or nccl group itself). */
@@ -115,7 +119,7 @@ public final class HostDeviceGroup implements DeviceGroup {
     }
     if (host == null && hostFailure == null) {
       try {
-        host = CpuProcessGroup.create(worker, hostStore, device.timeout(), hostOptions, hostName);
+        host = CpuProcessGroup.create(worker, hostStore, hostTimeout, hostOptions, hostName);
       } catch (RuntimeException e) {
         hostFailure = e;
       }
@@ -154,6 +158,7 @@ public final class HostDeviceGroup implements DeviceGroup {
             (DeviceGroup) sub,
             Subgroups.memberWorker(worker, sub.rank(), sub.size()),
             sub.store(),
+            hostTimeout,
             hostOptions,
             "host");
     synchronized (this) {
