@@ -9,6 +9,8 @@ import dev.ddp4j.HostBuffer;
 import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.spi.Settings;
+import dev.ddp4j.testing.RankProcessMain;
+import dev.ddp4j.testing.RankProcesses;
 import dev.ddp4j.testing.ThreadRanks;
 import java.time.Duration;
 import java.util.List;
@@ -191,6 +193,56 @@ class CpuSubgroupsTest {
           assertThat(sum(self, 5)).isEqualTo(5f);
           return null;
         });
+  }
+
+  @Test
+  void shouldRunSubgroupsAcrossProcessesAndLogTheirOwnRoutes() throws Exception {
+    List<RankProcesses.Outcome> outcomes =
+        RankProcesses.run(4, Map.of("DDP4J_DEBUG", "INFO"), SplitScenario.class, 180);
+    String all = RankProcesses.describe(outcomes);
+    for (RankProcesses.Outcome o : outcomes) {
+      assertThat(o.exitStatus()).as(all).isZero();
+      assertThat(o.output()).as(all).contains("rank " + o.rank() + " subgroups passed");
+    }
+    // Rank 2 is rank 1 of {0, 2}: its subgroup plans and logs a ring of its own two ranks.
+    assertThat(outcomes.get(2).output())
+        .as(all)
+        .containsPattern(
+            "subgroup sub0: rank 1/2, ranks \\[0, 2\\] of this group\\R(.*\\R)*?.*Channel"
+                + " 00/\\d\\d : 1\\[1\\] -> 0\\[0\\] via SHM");
+  }
+
+  /**
+   * Over processes: {0, 2} and {1, 3} by split sum 100 003 floats of their own members, then a
+   * group of three of the four and the parent again.
+   */
+  public static final class SplitScenario implements RankProcessMain.RankScenario {
+    @Override
+    public void run(ProcessGroup pg, String[] args) {
+      int n = 100_003;
+      float[] v = new float[n];
+      for (int i = 0; i < n; i++) {
+        v[i] = pg.rank() + 1 + i % 7;
+      }
+      try (ProcessGroup half = pg.split(pg.rank() % 2, 0).orElseThrow()) {
+        half.allReduce(HostBuffer.of(v), ReduceOp.SUM).await();
+      }
+      int members = pg.rank() % 2 == 0 ? 1 + 3 : 2 + 4;
+      for (int i = 0; i < n; i++) {
+        if (v[i] != members + 2 * (i % 7)) {
+          throw new AssertionError("element " + i + ": " + v[i]);
+        }
+      }
+      Optional<ProcessGroup> three = pg.newGroup(1, 2, 3);
+      if (three.isPresent()) {
+        assertThat(sum(three.get(), pg.rank())).isEqualTo(6f);
+        three.get().close();
+      } else {
+        assertThat(pg.rank()).isZero();
+      }
+      assertThat(sum(pg, 1)).isEqualTo(4f);
+      System.out.println("rank " + pg.rank() + " subgroups passed");
+    }
   }
 
   private static Throwable catchAny(Runnable r) {
