@@ -65,6 +65,30 @@ class CpuSubgroupsTest {
   }
 
   @Test
+  void shouldSplitOverSocketsWhereEveryRankIsAHostOfItsOwn() throws Exception {
+    List<Object> got =
+        ThreadRanks.runAll(
+            4,
+            TIMEOUT,
+            (w, store, t) ->
+                CpuProcessGroup.create(
+                    w,
+                    store,
+                    t,
+                    CpuGroupOptions.from(Settings.of(Map.of("DDP4J_SHM_DISABLE", "1"))),
+                    "sockets"),
+            pg -> {
+              try (ProcessGroup half = pg.split(pg.rank() / 2, 0).orElseThrow()) {
+                float[] v = new float[70_001];
+                java.util.Arrays.fill(v, pg.rank() + 1);
+                half.allReduce(HostBuffer.of(v), ReduceOp.SUM).await();
+                return v[0] + "," + v[v.length - 1];
+              }
+            });
+    assertThat(got).containsExactly("3.0,3.0", "3.0,3.0", "7.0,7.0", "7.0,7.0");
+  }
+
+  @Test
   void shouldOrderSplitGroupsByKeyAndLeaveNegativeColorsOut() throws Exception {
     List<Object> got =
         ThreadRanks.runAll(
