@@ -327,18 +327,7 @@ public final class CpuProcessGroup implements ProcessGroup {
   }
 
   private CpuProcessGroup subgroup(Subgroups.Membership m) {
-    // Its route lines follow, numbered by subgroup rank: this line maps them to this group's.
-    log.log(
-        DebugLog.Level.INFO,
-        "subgroup "
-            + m.name()
-            + ": rank "
-            + m.rank()
-            + "/"
-            + m.size()
-            + ", ranks "
-            + java.util.Arrays.toString(m.parentRanks())
-            + " of this group");
+    log.log(DebugLog.Level.INFO, m.describe()); // before its route lines
     return create(m.worker(worker), m.store(), timeout, options, m.name());
   }
 

@@ -119,6 +119,7 @@ public final class CudaProcessGroup extends StreamOrderedGroup {
    */
   @Override
   protected DeviceGroup subgroup(Subgroups.Membership m) {
+    new DebugLog(basis.settings(), rank).log(DebugLog.Level.INFO, m.describe());
     return new CudaProcessGroup(
         CudaGroupSetup.open(
             m.worker(basis.worker()),

@@ -54,6 +54,22 @@ public final class Subgroups {
     public WorkerEnvironment worker(WorkerEnvironment parent) {
       return memberWorker(parent, rank, size);
     }
+
+    /**
+     * The line a subgroup logs before its route lines, which are numbered by subgroup rank: {@code
+     * subgroup sub0: rank 1/2, ranks [0, 2] of this group}.
+     */
+    public String describe() {
+      return "subgroup "
+          + name
+          + ": rank "
+          + rank
+          + "/"
+          + size
+          + ", ranks "
+          + Arrays.toString(parentRanks)
+          + " of this group";
+    }
   }
 
   /** {@link Membership#worker} of a member that is {@code rank} of {@code size}. */

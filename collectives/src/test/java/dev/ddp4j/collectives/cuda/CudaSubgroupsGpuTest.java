@@ -51,6 +51,7 @@ class CudaSubgroupsGpuTest {
           .contains("plan of 2 ranks")
           .doesNotContain("FAIL");
     }
+    assertThat(r.outputs().get(2)).contains("subgroup sub0: rank 1/2, ranks [0, 2] of this group");
     // Parent rank 3 is rank 0 of the three and of the nested pair {3, 2}, whose ring is its own.
     assertThat(r.outputs().get(3))
         .contains("ok   newGroup rank = 0")
