@@ -1,6 +1,7 @@
 package dev.ddp4j;
 
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * A fixed set of {@link #size()} processes that run collectives together; this process is {@link
@@ -90,6 +91,28 @@ public interface ProcessGroup extends AutoCloseable {
         java.nio.ByteBuffer.allocateDirect((int) bytes).order(java.nio.ByteOrder.nativeOrder()),
         type);
   }
+
+  /**
+   * Collective over this group: every rank calls it with the same ranks (ascending order not
+   * required; duplicates or out-of-range ranks are an {@link IllegalArgumentException} naming
+   * them). Members get a group whose rank {@code i} is {@code ranks[i]} of this group (PyTorch's
+   * {@code new_group}); non-members get {@link Optional#empty()}. Ranks that pass different lists
+   * fail with {@link CollectiveMismatchException} naming both lists; a rank that does not call it
+   * within {@link #timeout()} makes the others fail with {@link DdpTimeoutException} naming it.
+   *
+   * <p>The subgroup has this group's backend and timeout and plans for its own members (its own
+   * rings and algorithms); its {@link #store()} is a key-prefixed view of this group's store.
+   * Closing it leaves this group usable; closing this group closes its open subgroups first.
+   * Subgroups of subgroups work alike.
+   */
+  Optional<ProcessGroup> newGroup(int... ranks);
+
+  /**
+   * Collective ({@code MPI_Comm_split}, {@code ncclCommSplit}): ranks passing the same {@code
+   * color} form one group, ordered by ({@code key}, rank in this group); {@code color < 0} means
+   * "no group" and returns {@link Optional#empty()}. Otherwise as {@link #newGroup}.
+   */
+  Optional<ProcessGroup> split(int color, int key);
 
   /** Completes once every rank has called it. */
   Work barrier();

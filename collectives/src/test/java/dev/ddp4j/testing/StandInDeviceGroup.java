@@ -1,14 +1,17 @@
 package dev.ddp4j.testing;
 
+import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.Store;
 import dev.ddp4j.TensorBuffer;
 import dev.ddp4j.Work;
 import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.gpu.DeviceGroup;
+import dev.ddp4j.collectives.group.Subgroups;
 import dev.ddp4j.collectives.store.StoreBarrier;
 import dev.ddp4j.spi.FutureWork;
 import java.time.Duration;
+import java.util.Optional;
 import jcuda.driver.CUcontext;
 
 /**
@@ -25,6 +28,7 @@ public final class StandInDeviceGroup implements DeviceGroup {
   private final WorkerEnvironment worker;
   private final Store store;
   private final Duration timeout;
+  private final Subgroups subgroups;
   private long barriers;
   private boolean closed;
 
@@ -32,6 +36,28 @@ public final class StandInDeviceGroup implements DeviceGroup {
     this.worker = worker;
     this.store = store;
     this.timeout = timeout;
+    this.subgroups =
+        new Subgroups(
+            store,
+            "stand-in-device/" + worker.restartCount() + "/",
+            worker.rank(),
+            worker.worldSize(),
+            timeout);
+  }
+
+  /** Subgroups agreed as every backend's ({@link Subgroups}), each a stand-in over its view. */
+  @Override
+  public Optional<ProcessGroup> newGroup(int... ranks) {
+    return subgroups.newGroup(ranks, this::subgroup).map(ProcessGroup.class::cast);
+  }
+
+  @Override
+  public Optional<ProcessGroup> split(int color, int key) {
+    return subgroups.split(color, key, this::subgroup).map(ProcessGroup.class::cast);
+  }
+
+  private StandInDeviceGroup subgroup(Subgroups.Membership m) {
+    return new StandInDeviceGroup(m.worker(worker), m.store(), timeout);
   }
 
   private Work refuse(String op, TensorBuffer b) {
@@ -108,6 +134,7 @@ public final class StandInDeviceGroup implements DeviceGroup {
 
   @Override
   public void close() {
+    subgroups.closeAll();
     closed = true;
   }
 }

@@ -60,4 +60,40 @@ public final class CollectiveChecks {
           op + ": root " + root + " is not a rank (expected: 0 <= root < " + size + ")");
     }
   }
+
+  /**
+   * A subgroup's ranks: at least one, each a rank of the group ({@code 0 <= r < size}), none twice.
+   *
+   * @param op what takes them ({@code newGroup}, {@code --ranks}), for the message
+   */
+  public static void subgroupRanks(String op, int[] ranks, int size) {
+    if (ranks == null || ranks.length == 0) {
+      throw new IllegalArgumentException(
+          op + ": no ranks given (expected: 1 to " + size + " distinct ranks of the group)");
+    }
+    boolean[] seen = new boolean[size];
+    for (int r : ranks) {
+      if (r < 0 || r >= size) {
+        throw new IllegalArgumentException(
+            op
+                + ": rank "
+                + r
+                + " in "
+                + java.util.Arrays.toString(ranks)
+                + " is not a rank of the group (expected: 0 <= rank < "
+                + size
+                + ")");
+      }
+      if (seen[r]) {
+        throw new IllegalArgumentException(
+            op
+                + ": rank "
+                + r
+                + " appears twice in "
+                + java.util.Arrays.toString(ranks)
+                + " (expected: distinct ranks)");
+      }
+      seen[r] = true;
+    }
+  }
 }

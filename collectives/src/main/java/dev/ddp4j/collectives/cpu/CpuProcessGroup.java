@@ -11,6 +11,7 @@ import dev.ddp4j.TensorBuffer;
 import dev.ddp4j.Work;
 import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.cpu.CollectiveMeta.Kind;
+import dev.ddp4j.collectives.group.Subgroups;
 import dev.ddp4j.collectives.log.DebugLog;
 import dev.ddp4j.collectives.plan.Algorithm;
 import dev.ddp4j.collectives.plan.Plan;
@@ -29,6 +30,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -56,6 +58,10 @@ public final class CpuProcessGroup implements ProcessGroup {
   private final boolean crossMemory; // large all-reduces may read peers with process_vm_readv
   private final long sharedMinBytes;
   private final StallInspector stalls;
+  // What a subgroup is made with: this rank's worker and options (subgroups plan for themselves).
+  private final WorkerEnvironment worker;
+  private final CpuGroupOptions options;
+  private final Subgroups subgroups;
   private long nextSequence;
   private volatile boolean closed;
   // The store connection this group closes last, when it owns it (see closingStore).
@@ -72,8 +78,11 @@ public final class CpuProcessGroup implements ProcessGroup {
       boolean directAllowed,
       DebugLog log,
       CpuGroupOptions options,
-      StallInspector stalls) {
+      StallInspector stalls,
+      String prefix) {
     this.rank = worker.rank();
+    this.worker = worker;
+    this.options = options;
     this.stalls = stalls;
     this.size = worker.worldSize();
     this.store = store;
@@ -92,6 +101,7 @@ public final class CpuProcessGroup implements ProcessGroup {
     ProgramRunner runner = new ProgramRunner(links, direct == null ? null : links.direct());
     this.collectives = new CpuCollectives(rank, size, schedules, runner, direct);
     this.queue = new WorkQueue("ddp4j-cpu-progress-rank" + rank);
+    this.subgroups = new Subgroups(store, prefix, rank, size, timeout);
   }
 
   /** Joins the group: connects transports to every peer (collective over the group). */
@@ -149,7 +159,17 @@ public final class CpuProcessGroup implements ProcessGroup {
     boolean directAllowed = planner.forced().map(a -> a == Algorithm.RING).orElse(true);
     CpuProcessGroup group =
         new CpuProcessGroup(
-            worker, store, timeout, links, config, plan, directAllowed, log, options, stalls);
+            worker,
+            store,
+            timeout,
+            links,
+            config,
+            plan,
+            directAllowed,
+            log,
+            options,
+            stalls,
+            prefix);
     group.logRoutes(config);
     return group;
   }
@@ -290,6 +310,34 @@ public final class CpuProcessGroup implements ProcessGroup {
     return submit(meta, 0, (t, d, w) -> collectives.barrier(t, d, w));
   }
 
+  /**
+   * A cpu group of {@code ranks} over a view of this group's store, which connects its own
+   * transports and plans for its own members ({@link Subgroups}).
+   */
+  @Override
+  public Optional<ProcessGroup> newGroup(int... ranks) {
+    requireOpen("newGroup");
+    return subgroups.newGroup(ranks, this::subgroup).map(ProcessGroup.class::cast);
+  }
+
+  @Override
+  public Optional<ProcessGroup> split(int color, int key) {
+    requireOpen("split");
+    return subgroups.split(color, key, this::subgroup).map(ProcessGroup.class::cast);
+  }
+
+  private CpuProcessGroup subgroup(Subgroups.Membership m) {
+    log.log(DebugLog.Level.INFO, m.describe()); // before its route lines
+    return create(m.worker(worker), m.store(), timeout, options, m.name());
+  }
+
+  private void requireOpen(String op) {
+    if (closed) {
+      throw new IllegalStateException(
+          op + " on rank " + rank + ": the process group is closed (expected: before close())");
+    }
+  }
+
   private static HostMemory host(String op, TensorBuffer buffer) {
     if (!(buffer instanceof HostBuffer)) {
       throw new IllegalArgumentException(
@@ -399,6 +447,8 @@ public final class CpuProcessGroup implements ProcessGroup {
       }
       closed = true;
     }
+    // Subgroups first: a subgroup's member may still wait for this rank's subgroup collectives.
+    List<RuntimeException> subgroupErrors = subgroups.closeAll();
     // Finish what was queued (the contract: close waits for collectives in flight), then stop.
     boolean stopped = queue.finishAndStop(timeout.toMillis() + 2_000);
     stalls.close(); // after the wait above, which it may have to explain
@@ -420,6 +470,11 @@ public final class CpuProcessGroup implements ProcessGroup {
     links.close();
     if (ownedStore != null) {
       ownedStore.close();
+    }
+    if (!subgroupErrors.isEmpty()) {
+      RuntimeException first = subgroupErrors.get(0);
+      subgroupErrors.subList(1, subgroupErrors.size()).forEach(first::addSuppressed);
+      throw first;
     }
   }
 

@@ -41,7 +41,21 @@ final class CudaGroupSetup {
       IssuedWorks works,
       Plan plan,
       PlanChooser planChooser,
-      CudaRoute route) {}
+      CudaRoute route,
+      Basis basis) {}
+
+  /**
+   * Where a rank's GPU is, as the group that placed it decided: the CUDA ordinal, the logical GPU
+   * that routing and the plan name it by (its {@code LOCAL_RANK} in the job), and how many logical
+   * GPUs its host's topology has (where ranks share GPUs, one per local rank of the job; 0 where
+   * the group's own ranks on the host say). A subgroup keeps its parent's, so that it plans over
+   * the parent's topology slice of its members.
+   */
+  record Placement(int deviceIndex, int logicalGpu, int hostGpus) {}
+
+  /** What a subgroup of this group is made with: the same worker, placement, budget, settings. */
+  record Basis(
+      WorkerEnvironment worker, Placement placement, long scratchBudgetBytes, Settings settings) {}
 
   /**
    * @param chooser the kernel per launch, or null for the plan's {@link PlanChooser}
@@ -54,10 +68,6 @@ final class CudaGroupSetup {
       AllReduceChooser chooser,
       long scratchBudgetBytes,
       Settings settings) {
-    PeerAccessSettings access = PeerAccessSettings.fromEnvironment(settings);
-    DebugLog log = new DebugLog(settings, worker.rank());
-    int rank = worker.rank();
-    int size = worker.worldSize();
     boolean shareGpus = CudaSettings.shareGpus(settings);
     int gpus =
         GroupDevice.requireGpuOf(worker, shareGpus, "the cuda backend runs one process per GPU");
@@ -65,7 +75,35 @@ final class CudaGroupSetup {
     // round robin; the routing still sees one logical GPU per local rank, so that
     // DDP4J_P2P_DISABLE_PAIRS names local ranks and a ring around them runs on one GPU.
     int deviceIndex = shareGpus ? worker.localRank() % gpus : worker.localRank();
-    int logicalGpu = worker.localRank();
+    return open(
+        worker,
+        store,
+        timeout,
+        chooser,
+        scratchBudgetBytes,
+        settings,
+        new Placement(deviceIndex, worker.localRank(), 0));
+  }
+
+  /**
+   * As above, on the GPU {@code placement} names (a subgroup's: its parent's), {@code worker} only
+   * giving the rank, size and restart count.
+   */
+  static Parts open(
+      WorkerEnvironment worker,
+      Store store,
+      Duration timeout,
+      AllReduceChooser chooser,
+      long scratchBudgetBytes,
+      Settings settings,
+      Placement placement) {
+    PeerAccessSettings access = PeerAccessSettings.fromEnvironment(settings);
+    DebugLog log = new DebugLog(settings, worker.rank());
+    int rank = worker.rank();
+    int size = worker.worldSize();
+    boolean shareGpus = CudaSettings.shareGpus(settings);
+    int deviceIndex = placement.deviceIndex();
+    int logicalGpu = placement.logicalGpu();
     GroupDevice gpu = GroupDevice.open(deviceIndex);
     int[] sms = new int[1];
     JCudaDriver.cuDeviceGetAttribute(sms, DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, gpu.device());
@@ -128,7 +166,7 @@ final class CudaGroupSetup {
       hostOfRank.add(p.host());
       ranksOnMyHost += p.host().equals(routing.peers().get(rank).host()) ? 1 : 0;
     }
-    int localRanks = ranksOnMyHost;
+    int localRanks = Math.max(ranksOnMyHost, placement.hostGpus());
     String myBus = directory.busIds()[rank];
     PlanAgreement.Agreed agreed =
         PlanAgreement.agree(
@@ -180,7 +218,12 @@ final class CudaGroupSetup {
         works,
         plan,
         planChooser,
-        route);
+        route,
+        new Basis(
+            worker,
+            new Placement(deviceIndex, logicalGpu, localRanks),
+            scratchBudgetBytes,
+            settings));
   }
 
   /** Resident blocks of each kernel family on the whole GPU (its SMs). */

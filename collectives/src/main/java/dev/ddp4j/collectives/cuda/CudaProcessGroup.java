@@ -7,9 +7,11 @@ import dev.ddp4j.TensorBuffer;
 import dev.ddp4j.Work;
 import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.gpu.DeviceBuffers;
+import dev.ddp4j.collectives.gpu.DeviceGroup;
 import dev.ddp4j.collectives.gpu.GroupDevice;
 import dev.ddp4j.collectives.gpu.StreamOrder;
 import dev.ddp4j.collectives.gpu.StreamOrderedGroup;
+import dev.ddp4j.collectives.group.Subgroups;
 import dev.ddp4j.collectives.log.DebugLog;
 import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.stall.StallInspector;
@@ -59,8 +61,12 @@ public final class CudaProcessGroup extends StreamOrderedGroup {
   /** Names the ranks that hold a collective up, while the others wait ({@code stall}). */
   private final StallInspector stalls;
 
+  /** What its subgroups are made with (this rank's GPU, budget and settings). */
+  private final CudaGroupSetup.Basis basis;
+
   private CudaProcessGroup(CudaGroupSetup.Parts parts) {
-    super("cuda", parts.member(), parts.order());
+    super("cuda", parts.member(), parts.order(), parts.prefix());
+    this.basis = parts.basis();
     this.prefix = parts.prefix();
     this.route = parts.route();
     this.works = parts.works();
@@ -105,6 +111,24 @@ public final class CudaProcessGroup extends StreamOrderedGroup {
               g.rank, g.size, g.deviceIndex(), g.extraDeviceMemoryBytes() >> 20, g.route));
     }
     return g;
+  }
+
+  /**
+   * A cuda group of the members on this rank's GPU: its own peer directory, plan over the parent's
+   * topology slice of its members, scratch and route, as any cuda group's ({@link CudaGroupSetup}).
+   */
+  @Override
+  protected DeviceGroup subgroup(Subgroups.Membership m) {
+    new DebugLog(basis.settings(), rank).log(DebugLog.Level.INFO, m.describe());
+    return new CudaProcessGroup(
+        CudaGroupSetup.open(
+            m.worker(basis.worker()),
+            m.store(),
+            timeout,
+            null,
+            basis.scratchBudgetBytes(),
+            basis.settings(),
+            basis.placement()));
   }
 
   /** Device memory this group allocated on its GPU (scratch and the barrier word). */

@@ -11,10 +11,13 @@ import dev.ddp4j.Work;
 import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.cpu.CpuGroupOptions;
 import dev.ddp4j.collectives.cpu.CpuProcessGroup;
+import dev.ddp4j.collectives.group.Subgroups;
 import dev.ddp4j.spi.Settings;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 import jcuda.driver.CUcontext;
 
 /**
@@ -37,13 +40,23 @@ import jcuda.driver.CUcontext;
  * cpu group's timeout and mismatch checks, device collectives in stream order among themselves; the
  * two halves are not ordered against each other (as in PyTorch), so wait for a host collective's
  * {@link Work} before a device collective that needs its result.
+ *
+ * <p>A subgroup ({@link #newGroup}, {@link #split}) is the device half's subgroup with a host half
+ * of its own: a cpu group of the subgroup's members over the subgroup's store, made as this one's
+ * at its first host call. Closing this group closes its open subgroups first.
  */
 public final class HostDeviceGroup implements DeviceGroup {
 
   private static final AtomicInteger HOST_HALVES_IN_THIS_JVM = new AtomicInteger();
 
   private final DeviceGroup device;
-  private final Supplier<ProcessGroup> hostFactory;
+  // What the host half is made of (collective: every rank makes it at the same call).
+  private final WorkerEnvironment worker;
+  private final Store hostStore;
+  private final Duration hostTimeout;
+  private final CpuGroupOptions hostOptions;
+  private final String hostName;
+  private final List<HostDeviceGroup> subgroups = new ArrayList<>();
   private ProcessGroup host;
   private RuntimeException hostFailure;
   private boolean closed;
@@ -52,11 +65,24 @@ public final class HostDeviceGroup implements DeviceGroup {
 
   /**
    * @param device the device half, which this group owns from now on
-   * @param hostFactory makes the host half (collective: every rank's runs at the same call)
+   * @param worker this rank in the group, for the host half
+   * @param hostStore the host half's store
+   * @param hostTimeout the host half's timeout
+   * @param hostName the host half's name, the same on every rank and unique in {@code hostStore}
    */
-  public HostDeviceGroup(DeviceGroup device, Supplier<ProcessGroup> hostFactory) {
+  private HostDeviceGroup(
+      DeviceGroup device,
+      WorkerEnvironment worker,
+      Store hostStore,
+      Duration hostTimeout,
+      CpuGroupOptions hostOptions,
+      String hostName) {
     this.device = device;
-    this.hostFactory = hostFactory;
+    this.worker = worker;
+    this.hostStore = hostStore;
+    this.hostTimeout = hostTimeout;
+    this.hostOptions = hostOptions;
+    this.hostName = hostName;
   }
 
   /**
@@ -72,8 +98,7 @@ public final class HostDeviceGroup implements DeviceGroup {
     // Groups are made in the same order on every rank, so the n-th name is one group's everywhere.
     String name = "host-of-" + device.backend() + HOST_HALVES_IN_THIS_JVM.getAndIncrement();
     CpuGroupOptions options = CpuGroupOptions.from(settings).withoutForcedAlgorithm();
-    return new HostDeviceGroup(
-        device, () -> CpuProcessGroup.create(worker, store, timeout, options, name));
+    return new HostDeviceGroup(device, worker, store, timeout, options, name);
   }
 
   /** The device half (for benches and tests that need the cuda or nccl group itself). */
@@ -94,7 +119,7 @@ public final class HostDeviceGroup implements DeviceGroup {
     }
     if (host == null && hostFailure == null) {
       try {
-        host = hostFactory.get();
+        host = CpuProcessGroup.create(worker, hostStore, hostTimeout, hostOptions, hostName);
       } catch (RuntimeException e) {
         hostFailure = e;
       }
@@ -111,6 +136,42 @@ public final class HostDeviceGroup implements DeviceGroup {
           hostFailure);
     }
     return host;
+  }
+
+  /** The device half's subgroup of {@code ranks}, with a host half of its own. */
+  @Override
+  public Optional<ProcessGroup> newGroup(int... ranks) {
+    requireOpen("newGroup");
+    return device.newGroup(ranks).map(this::withHostHalf);
+  }
+
+  @Override
+  public Optional<ProcessGroup> split(int color, int key) {
+    requireOpen("split");
+    return device.split(color, key).map(this::withHostHalf);
+  }
+
+  /** {@code sub} (the device half's subgroup) with a host half over its store, made when needed. */
+  private ProcessGroup withHostHalf(ProcessGroup sub) {
+    HostDeviceGroup both =
+        new HostDeviceGroup(
+            (DeviceGroup) sub,
+            Subgroups.memberWorker(worker, sub.rank(), sub.size()),
+            sub.store(),
+            hostTimeout,
+            hostOptions,
+            "host");
+    synchronized (this) {
+      subgroups.add(both);
+    }
+    return both;
+  }
+
+  private synchronized void requireOpen(String op) {
+    if (closed) {
+      throw new IllegalStateException(
+          op + " on rank " + rank() + ": the " + backend() + " group is closed");
+    }
   }
 
   /** True if both are host buffers, false if neither is; a mix is refused. */
@@ -212,23 +273,44 @@ public final class HostDeviceGroup implements DeviceGroup {
     return device.maxLaunchBytes();
   }
 
-  /** Closes the host half (waiting for its collectives), then the device half. */
+  /**
+   * Closes the open subgroups (newest first), then the host half (waiting for its collectives),
+   * then the device half.
+   */
   @Override
   public void close() {
     ProcessGroup h;
+    List<HostDeviceGroup> subs;
     synchronized (this) {
       if (closed) {
         return;
       }
       closed = true;
       h = host;
+      subs = new ArrayList<>(subgroups);
+      subgroups.clear();
     }
     RuntimeException first = null;
+    for (int i = subs.size() - 1; i >= 0; i--) {
+      try {
+        subs.get(i).close();
+      } catch (RuntimeException e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
     if (h != null) {
       try {
         h.close();
       } catch (RuntimeException e) {
-        first = e;
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
       }
     }
     try {

@@ -2,11 +2,14 @@ package dev.ddp4j.collectives.gpu;
 
 import dev.ddp4j.DdpException;
 import dev.ddp4j.DeviceBuffer;
+import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.Store;
 import dev.ddp4j.TensorBuffer;
+import dev.ddp4j.collectives.group.Subgroups;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import jcuda.driver.CUcontext;
 
 /**
@@ -24,14 +27,17 @@ public abstract class StreamOrderedGroup implements DeviceGroup {
   protected final Duration timeout;
   protected final GroupDevice gpu;
   protected final StreamOrder order;
+  private final Subgroups subgroups;
   private boolean closed;
 
   /**
    * @param backend the backend's name ({@code cuda}, {@code nccl}), for messages
    * @param order the order of the group's collectives, over this rank's GPU, which the group owns
    *     from now on
+   * @param keyPrefix the group's own keys in the store (its subgroups' agreement goes under it)
    */
-  protected StreamOrderedGroup(String backend, GroupRank member, StreamOrder order) {
+  protected StreamOrderedGroup(
+      String backend, GroupRank member, StreamOrder order, String keyPrefix) {
     this.backend = backend;
     this.rank = member.rank();
     this.size = member.size();
@@ -39,6 +45,33 @@ public abstract class StreamOrderedGroup implements DeviceGroup {
     this.timeout = member.timeout();
     this.gpu = order.gpu();
     this.order = order;
+    this.subgroups = new Subgroups(store, keyPrefix + "/", rank, size, timeout);
+  }
+
+  /** A group of {@code ranks} of this one, on this rank's GPU ({@link Subgroups}). */
+  @Override
+  public final Optional<ProcessGroup> newGroup(int... ranks) {
+    requireOpen("newGroup");
+    return subgroups.newGroup(ranks, this::subgroup).map(ProcessGroup.class::cast);
+  }
+
+  @Override
+  public final Optional<ProcessGroup> split(int color, int key) {
+    requireOpen("split");
+    return subgroups.split(color, key, this::subgroup).map(ProcessGroup.class::cast);
+  }
+
+  /**
+   * This member's subgroup of the backend, on this rank's GPU, over {@code m}'s store view, planned
+   * for its members (collective over them).
+   */
+  protected abstract DeviceGroup subgroup(Subgroups.Membership m);
+
+  private void requireOpen(String op) {
+    if (closed) {
+      throw new IllegalStateException(
+          op + " on rank " + rank + ": the " + backend + " group is closed");
+    }
   }
 
   @Override
@@ -96,7 +129,8 @@ public abstract class StreamOrderedGroup implements DeviceGroup {
       return;
     }
     closed = true;
-    List<RuntimeException> errors = new ArrayList<>();
+    // Subgroups first (every member closes them in the same order before their parents).
+    List<RuntimeException> errors = new ArrayList<>(subgroups.closeAll());
     closeCollectives(errors);
     gpu.release();
     if (!errors.isEmpty()) {

@@ -12,10 +12,12 @@ import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.gpu.Cu;
 import dev.ddp4j.collectives.gpu.CudaWork;
 import dev.ddp4j.collectives.gpu.DeviceBuffers;
+import dev.ddp4j.collectives.gpu.DeviceGroup;
 import dev.ddp4j.collectives.gpu.GroupDevice;
 import dev.ddp4j.collectives.gpu.GroupRank;
 import dev.ddp4j.collectives.gpu.StreamOrder;
 import dev.ddp4j.collectives.gpu.StreamOrderedGroup;
+import dev.ddp4j.collectives.group.Subgroups;
 import dev.ddp4j.collectives.log.DebugLog;
 import dev.ddp4j.spi.CollectiveChecks;
 import dev.ddp4j.spi.Settings;
@@ -66,7 +68,7 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
       Store store,
       Duration timeout,
       BooleanSupplier peerGaveUp) {
-    super("nccl", new GroupRank(rank, size, store, timeout), new StreamOrder(gpu, timeout));
+    super("nccl", new GroupRank(rank, size, store, timeout), new StreamOrder(gpu, timeout), prefix);
     this.log = new DebugLog(Settings.process(), rank);
     try {
       // NCCL finds its GPU through the runtime API, which takes the context current here.
@@ -183,6 +185,15 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
               + "; the communicator was aborted",
           missing);
     }
+  }
+
+  /**
+   * A subgroup's communicator, made as a cuda group's column is ({@link #subGroup}: every member
+   * gets one, or all fail), on this rank's GPU.
+   */
+  @Override
+  protected DeviceGroup subgroup(Subgroups.Membership m) {
+    return subGroup(m.name() + "/nccl", m.rank(), m.size(), gpu.index(), m.store(), timeout);
   }
 
   /** The NCCL library this group runs on. */

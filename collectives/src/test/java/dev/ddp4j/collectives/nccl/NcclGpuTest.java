@@ -58,6 +58,25 @@ public class NcclGpuTest {
     assertThat(r.allPassed()).isTrue();
   }
 
+  /**
+   * Subgroups of an nccl group (harness SubgroupCheck): each a communicator of its members ({@code
+   * NcclProcessGroup.subGroup}) with its own host half. One rank on one GPU (NCCL refuses two),
+   * split and newGroup of itself; on two GPUs each parity half alone and rank 0 left out of the
+   * newGroup.
+   */
+  @GpuTest
+  void shouldMakeSubgroupsOfTheGpusRanks() throws Exception {
+    int ranks = Math.min(2, CudaProbe.gpus().size());
+    LocalRanks.Result r = harness(ranks, "subgroups", Map.of());
+    for (int i = 0; i < ranks; i++) {
+      assertThat(r.outputs().get(i))
+          .contains("# rank " + i + ": subgroups, 0 failed")
+          .contains("ok   split device 1048576")
+          .doesNotContain("FAIL");
+    }
+    assertThat(r.allPassed()).isTrue();
+  }
+
   @GpuTest
   void shouldAbortAStuckCollectiveAfterTheGroupsTimeout() throws Exception {
     LocalRanks.Result r = harness(1, "stuck", Map.of("DDP4J_TIMEOUT_SECONDS", "5"));

@@ -11,6 +11,7 @@ import dev.ddp4j.collectives.topology.NcclTopoXmlReader;
 import dev.ddp4j.collectives.topology.NvidiaSmiTopoParser;
 import dev.ddp4j.collectives.topology.Topology;
 import dev.ddp4j.collectives.topology.TopologyDiscovery;
+import dev.ddp4j.spi.CollectiveChecks;
 import dev.ddp4j.spi.Settings;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -18,9 +19,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -40,7 +43,8 @@ import picocli.CommandLine.Spec;
       "Shows this machine's topology (or one from a file) and the routes, algorithms and bandwidth",
       "ddp4j plans for it. Reads DDP4J_ALGO, DDP4J_NCHANNELS, DDP4J_MIN_NCHANNELS, DDP4J_MAX_NCHANNELS,",
       "DDP4J_INTER_HOST and DDP4J_TOPO_FILE like a job does; with --hosts=H it prints the GPU plan",
-      "with the column between hosts over NCCL and over the sockets."
+      "with the column between hosts over NCCL and over the sockets; with --ranks=0,2 the plan and",
+      "routes of that subgroup (ProcessGroup.newGroup(0, 2))."
     })
 public final class TopoCommand implements Callable<Integer> {
 
@@ -70,6 +74,16 @@ public final class TopoCommand implements Callable<Integer> {
       defaultValue = "1",
       description = "Plan for H identical hosts joined by their NICs. Default: ${DEFAULT-VALUE}.")
   int hosts;
+
+  @Option(
+      names = "--ranks",
+      paramLabel = "R,R,...",
+      split = ",",
+      description = {
+        "Plan for the subgroup of these job ranks, as ProcessGroup.newGroup(R, R, ...) makes it:",
+        "its rank i is job rank R_i. Default: every rank."
+      })
+  int[] ranks;
 
   @Option(names = "--json", description = "Print the plan as JSON (gpus, links, rings, plan).")
   boolean json;
@@ -106,6 +120,13 @@ public final class TopoCommand implements Callable<Integer> {
     }
     Topology t = hosts == 1 ? host : MultiHost.join(Collections.nCopies(hosts, host));
     int[] devices = devicesFor(t, host, perHost);
+    if (ranks != null) {
+      devices = subgroupDevices(devices);
+      notes.add(
+          "subgroup of job ranks "
+              + Arrays.stream(ranks).mapToObj(Integer::toString).collect(Collectors.joining(","))
+              + " (its rank i is the i-th of them), planned for its own members");
+    }
     // GPUs: exactly what a cuda group plans (GpuPlanning), so these lines are its route lines.
     Plan plan =
         t.hasGpus()
@@ -120,7 +141,7 @@ public final class TopoCommand implements Callable<Integer> {
     } else {
       notes.forEach(n -> out.println("# " + n));
       out.print(TopoReport.render(t, plan));
-      if (t.hasGpus() && t.hostCount() > 1) {
+      if (t.hasGpus() && hostCount(t, devices) > 1) {
         // Which column a job runs depends on NCCL being on every host: show the other as well.
         InterHost other = plan.interHost().other();
         out.print(TopoReport.otherInterHost(t, plan, GpuPlanning.plan(t, devices, env, other)));
@@ -156,6 +177,20 @@ public final class TopoCommand implements Callable<Integer> {
         TopologyDiscovery.discover(env, Path.of("/sys"), nproc == null ? 2 : nproc);
     notes.addAll(r.notes());
     return r.topology();
+  }
+
+  /** The devices of {@link #ranks}, in their order, from the job's {@code devices} by rank. */
+  private int[] subgroupDevices(int[] devices) {
+    try {
+      CollectiveChecks.subgroupRanks("--ranks", ranks, devices.length);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
+    return Arrays.stream(ranks).map(r -> devices[r]).toArray();
+  }
+
+  private static long hostCount(Topology t, int[] devices) {
+    return Arrays.stream(devices).map(t::hostOf).distinct().count();
   }
 
   /** The first {@code perHost} devices of each host, in the GPU order the launcher would use. */

@@ -211,4 +211,43 @@ class TopoCommandTest {
     assertThat(code).isZero();
     assertThat(out.toString()).contains("via P2P/IPC over NVL (NV18, 450 GB/s)");
   }
+
+  @Test
+  void shouldPrintTheSubgroupsOwnPlanAndRouteLinesForRanks() throws IOException {
+    Path file = fixture("a100-4gpu-nvlink-pairs.txt");
+    String[] r = run(Map.of(), "--from-nvidia-smi", file.toString(), "--ranks", "2,0");
+    assertThat(r[0]).as(r[2]).isEqualTo("0");
+    assertThat(r[1])
+        .contains("# subgroup of job ranks 2,0 (its rank i is the i-th of them)")
+        .contains("2 GPUs on 1 host")
+        .contains("GPU order (rank -> device): GPU2 GPU0")
+        .contains("Channel 00/02 : 0[2] -> 1[0] via P2P/IPC over SYS (20 GB/s)")
+        .doesNotContain("Hierarchical island");
+    // What each rank of cuda's newGroup(2, 0) logs is what topo printed.
+    dev.ddp4j.collectives.topology.Topology t =
+        dev.ddp4j.collectives.topology.TopologyDiscovery.readFile(file);
+    dev.ddp4j.collectives.plan.Plan plan =
+        dev.ddp4j.collectives.cuda.GpuPlanning.plan(
+            t, new int[] {2, 0}, dev.ddp4j.spi.Settings.empty());
+    for (int rank = 0; rank < 2; rank++) {
+      List<String> logged = dev.ddp4j.collectives.plan.RouteLines.ofRank(t, plan, rank);
+      assertThat(logged).isNotEmpty();
+      for (String line : logged) {
+        assertThat(r[1]).contains(line);
+      }
+    }
+  }
+
+  @Test
+  void shouldRejectRanksOutsideTheJobOrTwiceInOneLine() throws IOException {
+    Path file = fixture("a100-4gpu-nvlink-pairs.txt");
+    String[] outside = run(Map.of(), "--from-nvidia-smi", file.toString(), "--ranks", "0,4");
+    assertThat(outside[0]).isEqualTo("2");
+    assertThat(outside[2])
+        .contains("--ranks: rank 4 in [0, 4] is not a rank of the group (expected: 0 <= rank < 4)");
+    String[] twice = run(Map.of(), "--from-nvidia-smi", file.toString(), "--ranks", "1,1");
+    assertThat(twice[0]).isEqualTo("2");
+    assertThat(twice[2])
+        .contains("--ranks: rank 1 appears twice in [1, 1] (expected: distinct ranks)");
+  }
 }

@@ -21,11 +21,12 @@ import java.util.List;
  * lines), {@code staged-check [--large]} and {@code staged-missing} check a host-staged group (set
  * {@code DDP4J_P2P_DISABLE=1} or {@code DDP4J_P2P_DISABLE_PAIRS}, or pass {@code --host-per-rank}
  * to give every rank a {@code DDP4J_HOST_ID} of its own), {@code host} runs host-buffer and device
- * cases through the group {@code Ddp.init()} returns (either backend). {@code --ranks-per-host K}
- * puts every K ranks on a fake host of their own (the multi-host hierarchical route, with any
- * mode). With {@code --backend nccl}, {@code check}, {@code stuck} and {@code missing} run on an
- * nccl group instead (see {@link #ncclWork}). It starts N worker JVMs (one per GPU) and prints rank
- * 0's output, and every rank's on failure. Exit status 0 only if every rank passed.
+ * cases through the group {@code Ddp.init()} returns (either backend), {@code subgroups} its
+ * subgroups (split, newGroup, nested; either backend). {@code --ranks-per-host K} puts every K
+ * ranks on a fake host of their own (the multi-host hierarchical route, with any mode). With {@code
+ * --backend nccl}, {@code check}, {@code stuck} and {@code missing} run on an nccl group instead
+ * (see {@link #ncclWork}). It starts N worker JVMs (one per GPU) and prints rank 0's output, and
+ * every rank's on failure. Exit status 0 only if every rank passed.
  */
 public final class GpuHarness {
 
@@ -129,6 +130,9 @@ public final class GpuHarness {
       if (mode.equals("host")) {
         return hostAndDevice(pg, chooser, w, store, timeout);
       }
+      if (mode.equals("subgroups")) {
+        return SubgroupCheck.run(pg, w, store, timeout) == 0 ? 0 : 1;
+      }
       if (mode.equals("routes")) { // the group's set-up alone: its route lines
         failures = 0;
         System.out.printf("# rank %d: group created (%s)%n", w.rank(), pg.backend());
@@ -209,6 +213,9 @@ public final class GpuHarness {
           w.rank(), pg.library().version(), pg.library().path());
       if (mode.equals("host")) {
         return hostAndDevice(pg, null, w, store, timeout);
+      }
+      if (mode.equals("subgroups")) {
+        return SubgroupCheck.run(pg, w, store, timeout) == 0 ? 0 : 1;
       }
       int failures;
       if (mode.equals("stuck")) {
