@@ -34,14 +34,18 @@ final class ShardedStep {
       int epoch,
       int batchSize,
       boolean divide) {
-    if (gradient != modelGradient) {
+    // DL4J hands over another array object over the same memory (its Gradient's flat view).
+    if (gradient != modelGradient
+        && (gradient.length() != modelGradient.length()
+            || gradient.data().address() != modelGradient.data().address()
+            || gradient.offset() != modelGradient.offset())) {
       throw new IllegalStateException(
           "zeroRedundancy: DL4J's updater was handed a gradient other than the model's own flat"
               + " gradient (an external gradient); ZeRO-1 updates the model's gradient buffer only");
     }
     Duration timeout = group.timeout();
     try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
-      shard.apply(gradient, params, iteration, epoch, batchSize, divide);
+      shard.apply(modelGradient, params, iteration, epoch, batchSize, divide);
       comm.gatherUpdates(timeout);
     }
   }
