@@ -21,6 +21,7 @@ import dev.ddp4j.runtime.nd4jcuda.Nd4jDevices;
 import dev.ddp4j.runtime.nd4jcuda.NdCollectives;
 import dev.ddp4j.runtime.syncbn.SyncBatchNormLayer;
 import dev.ddp4j.runtime.trace.Timeline;
+import dev.ddp4j.runtime.zero.ZeroRedundancy;
 import dev.ddp4j.spi.Settings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -70,6 +71,8 @@ public final class DdpModel<M extends Model> implements AutoCloseable {
   private final Nd4jGradients gradients;
   private final GradientReducer reducer;
   private final NdCollectives collectives;
+  // ZeRO-1's sharded updater and communication, or null without DdpOptions.zeroRedundancy.
+  private final ZeroRedundancy zero;
   private final StepListener listener = new StepListener();
   private INDArray accumulated;
   private long accumulatedExamples;
@@ -111,9 +114,15 @@ public final class DdpModel<M extends Model> implements AutoCloseable {
       // group.
       this.collectives = NdCollectives.of(group);
       logHostCompute();
-      CommHook hook = collectives.hook(options.commHook());
+      this.zero =
+          options.zeroRedundancy()
+              ? ZeroRedundancy.plan(
+                  group, plan, adapter, options.commHook(), collectives.onDevice())
+              : null;
+      CommHook hook = zero != null ? zero.hook() : collectives.hook(options.commHook());
       this.gradients = new Nd4jGradients(group, plan, hook);
-      this.reducer = new GradientReducer(gradients, timeline);
+      this.reducer =
+          new GradientReducer(zero != null ? zero.source(gradients) : gradients, timeline);
       if (group.rank() == 0 && log.enabled(DebugLog.Level.INFO)) {
         log.log(
             DebugLog.Level.INFO,
@@ -126,6 +135,9 @@ public final class DdpModel<M extends Model> implements AutoCloseable {
                 sharedBlock != null ? " (gradients in the group's shared memory)" : ""));
       }
       broadcastState();
+      if (zero != null) {
+        zero.shardUpdater(adapter);
+      }
       adapter.wrapHiddenLayers(
           new HookListener(),
           options.syncBatchNorm()
@@ -460,6 +472,9 @@ public final class DdpModel<M extends Model> implements AutoCloseable {
     closed = true;
     adapter.removeListener(listener);
     adapter.unwrapHiddenLayers();
+    if (zero != null) {
+      zero.restoreUpdater(adapter);
+    }
     reducer.close();
     moveGradientsHome();
     try {

@@ -19,6 +19,7 @@ import java.util.Optional;
  *   <tr><td>DDP4J_TIMELINE</td><td>Chrome-trace file per rank ({rank} or .rankR added)</td><td>none</td></tr>
  *   <tr><td>DDP4J_SYNC_BATCHNORM</td><td>1: batch norm statistics over all ranks' examples</td><td>0</td></tr>
  *   <tr><td>DDP4J_SHARED_GRADIENTS</td><td>0: keep the gradients in ND4J's memory</td><td>1</td></tr>
+ *   <tr><td>DDP4J_ZERO</td><td>1: ZeRO-1, the updater state sharded over the ranks</td><td>0</td></tr>
  * </table>
  *
  * <pre>{@code
@@ -36,6 +37,7 @@ public final class DdpOptions {
   private final String timelinePattern;
   private final boolean syncBatchNorm;
   private final boolean sharedGradients;
+  private final boolean zeroRedundancy;
 
   private DdpOptions(Builder b) {
     this.firstBucketBytes = b.firstBucketBytes;
@@ -44,6 +46,7 @@ public final class DdpOptions {
     this.timelinePattern = b.timelinePattern;
     this.syncBatchNorm = b.syncBatchNorm;
     this.sharedGradients = b.sharedGradients;
+    this.zeroRedundancy = b.zeroRedundancy;
   }
 
   /** Options to set, starting from {@link #defaults()}. */
@@ -71,6 +74,7 @@ public final class DdpOptions {
     return b.timeline(env.text("DDP4J_TIMELINE", null))
         .syncBatchNorm(env.flag("DDP4J_SYNC_BATCHNORM", false))
         .sharedGradients(env.flag("DDP4J_SHARED_GRADIENTS", true))
+        .zeroRedundancy(env.flag("DDP4J_ZERO", false))
         .build();
   }
 
@@ -122,6 +126,16 @@ public final class DdpOptions {
     return sharedGradients;
   }
 
+  /**
+   * Whether the updater state is sharded over the ranks (ZeRO-1, PyTorch's
+   * ZeroRedundancyOptimizer): gradients are reduce-scattered, each rank applies the model's DL4J
+   * updater to its 1/N of the parameters with state for that part only, and the updates are
+   * all-gathered; off by default. Needs the default comm hook and host memory (ND4J's CPU backend).
+   */
+  public boolean zeroRedundancy() {
+    return zeroRedundancy;
+  }
+
   /** A builder holding these options, to change some of them. */
   public Builder toBuilder() {
     Builder b = new Builder();
@@ -131,6 +145,7 @@ public final class DdpOptions {
     b.timelinePattern = timelinePattern;
     b.syncBatchNorm = syncBatchNorm;
     b.sharedGradients = sharedGradients;
+    b.zeroRedundancy = zeroRedundancy;
     return b;
   }
 
@@ -138,13 +153,14 @@ public final class DdpOptions {
   public String toString() {
     return String.format(
         "DdpOptions[firstBucketBytes=%d, bucketCapBytes=%d, commHook=%s, timeline=%s,"
-            + " syncBatchNorm=%b, sharedGradients=%b]",
+            + " syncBatchNorm=%b, sharedGradients=%b, zeroRedundancy=%b]",
         firstBucketBytes,
         bucketCapBytes,
         commHook.name(),
         timelinePattern,
         syncBatchNorm,
-        sharedGradients);
+        sharedGradients,
+        zeroRedundancy);
   }
 
   /** Sets options one by one; each setter checks its value. */
@@ -155,6 +171,7 @@ public final class DdpOptions {
     private String timelinePattern;
     private boolean syncBatchNorm;
     private boolean sharedGradients = true;
+    private boolean zeroRedundancy;
 
     private Builder() {}
 
@@ -205,6 +222,12 @@ public final class DdpOptions {
     /** See {@link DdpOptions#sharedGradients()} (default on). */
     public Builder sharedGradients(boolean on) {
       this.sharedGradients = on;
+      return this;
+    }
+
+    /** See {@link DdpOptions#zeroRedundancy()} (default off). */
+    public Builder zeroRedundancy(boolean on) {
+      this.zeroRedundancy = on;
       return this;
     }
 

@@ -1,6 +1,7 @@
 package dev.ddp4j.runtime.checkpoint;
 
 import dev.ddp4j.ProcessGroup;
+import dev.ddp4j.runtime.zero.ZeroRedundancy;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -29,8 +30,19 @@ public final class Checkpoints {
 
   private Checkpoints() {}
 
-  /** Rank 0 writes {@code model} to {@code file}; all ranks return once it is complete. */
+  /**
+   * Rank 0 writes {@code model} to {@code file}; all ranks return once it is complete. A model
+   * whose updater state ZeRO-1 shards over the ranks is gathered first (every rank calls save), so
+   * the file holds the full state, as without ZeRO.
+   */
   public static void save(Model model, ProcessGroup group, Path file) {
+    try (ZeroRedundancy.FullState scope = ZeroRedundancy.gatherForCheckpoint(model)) {
+      write(model, group, file);
+    }
+    group.barrier().await();
+  }
+
+  private static void write(Model model, ProcessGroup group, Path file) {
     if (group.rank() == 0) {
       try {
         Path dir = file.toAbsolutePath().getParent();
@@ -55,7 +67,6 @@ public final class Checkpoints {
             "rank 0 could not write the checkpoint " + file + ": " + e.getMessage(), e);
       }
     }
-    group.barrier().await();
   }
 
   /** The MultiLayerNetwork in {@code file}, with its updater state. */
