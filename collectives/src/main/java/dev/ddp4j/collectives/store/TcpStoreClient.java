@@ -84,13 +84,7 @@ public final class TcpStoreClient implements Store {
 
   @Override
   public void set(String key, byte[] value) {
-    immediate(
-        OP_SET,
-        "set of key '" + key + "'",
-        out -> {
-          StoreCodec.writeString(out, key);
-          StoreCodec.writeBytes(out, value);
-        });
+    keyAndValue(OP_SET, "set of key '" + key + "'", key, value);
   }
 
   @Override
@@ -197,13 +191,7 @@ public final class TcpStoreClient implements Store {
 
   @Override
   public void append(String key, byte[] value) {
-    immediate(
-        OP_APPEND,
-        "append to key '" + key + "'",
-        out -> {
-          StoreCodec.writeString(out, key);
-          StoreCodec.writeBytes(out, value);
-        });
+    keyAndValue(OP_APPEND, "append to key '" + key + "'", key, value);
   }
 
   /**
@@ -281,6 +269,17 @@ public final class TcpStoreClient implements Store {
       ServerWait wait,
       Consumer<ByteBuf> body) {
     return check(send(op, what, waitedKeys, budget, wait, body), what, budget);
+  }
+
+  /** {@link #immediate} with a key and a value as the body (set, append). */
+  private void keyAndValue(byte op, String what, String key, byte[] value) {
+    immediate(
+        op,
+        what,
+        out -> {
+          StoreCodec.writeString(out, key);
+          StoreCodec.writeBytes(out, value);
+        });
   }
 
   /** A call the server answers at once (waits on no key), within the client's timeout. */
