@@ -22,7 +22,8 @@ final class WorkerGroup {
 
   static final Duration STOP_GRACE = Duration.ofSeconds(3);
 
-  private final ChildProcesses<WorkerProcess> workers = new ChildProcesses<>(w -> w.process);
+  private final ChildProcesses<WorkerProcess> workers =
+      new ChildProcesses<>(WorkerProcess::process);
   private final String host = hostName();
 
   static WorkerGroup start(
@@ -60,13 +61,13 @@ final class WorkerGroup {
     for (WorkerProcess f : end.failed()) {
       failures.add(
           new GroupOutcome.Failure(
-              f.spec,
+              f.spec(),
               host,
-              f.process.exitValue(),
+              f.process().exitValue(),
               now,
               f.stderrTail(),
-              WorkerError.read(f.errorFile),
-              f.stderrOnConsole));
+              WorkerError.read(f.errorFile()),
+              f.stderrOnConsole()));
     }
     return GroupOutcome.failed(failures);
   }

@@ -6,35 +6,21 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 
-/** One running worker JVM with the pumps that carry its output. */
-final class WorkerProcess {
-
-  final WorkerSpec spec;
-  final Process process;
-
-  /** Where {@link WorkerBootstrap} records why the program failed ({@link WorkerError}). */
-  final Path errorFile;
-
-  /** Whether this worker's stderr reaches the console (else only its log file, or nowhere). */
-  final boolean stderrOnConsole;
-
-  private final OutputPump out;
-  private final OutputPump err;
-
-  private WorkerProcess(
-      WorkerSpec spec,
-      Process process,
-      Path errorFile,
-      boolean stderrOnConsole,
-      OutputPump out,
-      OutputPump err) {
-    this.spec = spec;
-    this.process = process;
-    this.errorFile = errorFile;
-    this.stderrOnConsole = stderrOnConsole;
-    this.out = out;
-    this.err = err;
-  }
+/**
+ * One running worker JVM with the pumps that carry its output.
+ *
+ * @param errorFile where {@link WorkerBootstrap} records why the program failed ({@link
+ *     WorkerError})
+ * @param stderrOnConsole whether this worker's stderr reaches the console (else only its log file,
+ *     or nowhere)
+ */
+record WorkerProcess(
+    WorkerSpec spec,
+    Process process,
+    Path errorFile,
+    boolean stderrOnConsole,
+    OutputPump out,
+    OutputPump err) {
 
   static WorkerProcess start(
       LaunchConfig c, WorkerSpec s, InitMethod store, Optional<Path> numactl) {
