@@ -140,7 +140,7 @@ final class PeerMailbox implements PairTransport, AutoCloseable {
   }
 
   /** Offset, in {@code holder}'s mailbox, of {@code sender}'s slot {@code k} on {@code channel}. */
-  long slotOffset(int channel, int holder, int sender, int k) {
+  static long slotOffset(int size, int channel, int holder, int sender, int k) {
     long peerIndex = (sender + size - holder - 1) % size;
     return FLAG_BYTES + (((long) channel * (size - 1) + peerIndex) * SLOTS + k) * CHUNK_BYTES;
   }
@@ -164,7 +164,7 @@ final class PeerMailbox implements PairTransport, AutoCloseable {
                 CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ),
             "cuStreamWaitValue64 for rank " + peer + " to free a mailbox slot");
       }
-      long slot = bases[peer] + slotOffset(channel, peer, rank, (int) ((k - 1) % SLOTS));
+      long slot = bases[peer] + slotOffset(size, channel, peer, rank, (int) ((k - 1) % SLOTS));
       Cu.check(
           JCudaDriver.cuMemcpyDtoDAsync(Cu.ptr(slot), Cu.ptr(src + off), len, stream),
           "cuMemcpyDtoDAsync into rank " + peer + "'s mailbox");
@@ -187,7 +187,7 @@ final class PeerMailbox implements PairTransport, AutoCloseable {
               k,
               CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ),
           "cuStreamWaitValue64 for rank " + peer + "'s chunk");
-      long slot = bases[rank] + slotOffset(channel, rank, peer, (int) ((k - 1) % SLOTS));
+      long slot = bases[rank] + slotOffset(size, channel, rank, peer, (int) ((k - 1) % SLOTS));
       Cu.check(
           JCudaDriver.cuMemcpyDtoDAsync(Cu.ptr(dst + off), Cu.ptr(slot), len, stream),
           "cuMemcpyDtoDAsync out of the mailbox");

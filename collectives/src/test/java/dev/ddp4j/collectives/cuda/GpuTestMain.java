@@ -41,6 +41,7 @@ public final class GpuTestMain {
               CudaHostsGpuTest.class,
               CudaRingGpuTest.class,
               CudaStallGpuTest.class,
+              CudaP2pGpuTest.class,
               dev.ddp4j.collectives.nccl.NcclGpuTest.class,
               dev.ddp4j.collectives.nccl.NcclHeaderTest.class,
               PeerAccessSettingsTest.class,
