@@ -238,8 +238,7 @@ public final class CudaProcessGroup extends StreamOrderedGroup {
               + ": this cuda group runs the route '"
               + route.name()
               + "', where some pair has no peer path, and device point-to-point runs over peer"
-              + " memory only; set DDP4J_P2P_DISABLE=1 to stage every pair through host memory, or"
-              + " send host buffers");
+              + " memory only; send host buffers (they go through the group's cpu half)");
     }
     return p2p;
   }

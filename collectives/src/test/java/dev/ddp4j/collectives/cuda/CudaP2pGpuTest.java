@@ -19,9 +19,10 @@ import java.util.Map;
  * before they receive, receives posted first, per-pair order and numbers, a shape mismatch named on
  * both ranks, reduce against a float64 reference): over the copy-engine mailbox where every pair
  * has peer access (2 and 3 ranks), made of the ring collectives where a pair has none (4 ranks,
- * where isend must refuse naming the fix), and host-staged under {@code DDP4J_P2P_DISABLE=1}. Where
- * the machine has fewer GPUs than ranks, the ranks share GPUs ({@code DDP4J_CUDA_SHARE_GPUS=1},
- * under CUDA MPS): the protocol runs for real, NVLink does not.
+ * where isend must refuse naming what works), and host-staged under {@code DDP4J_P2P_DISABLE=1}
+ * (rooted collectives through the staged path; device isend refused likewise). Where the machine
+ * has fewer GPUs than ranks, the ranks share GPUs ({@code DDP4J_CUDA_SHARE_GPUS=1}, under CUDA
+ * MPS): the protocol runs for real, NVLink does not.
  */
 class CudaP2pGpuTest {
 
@@ -88,11 +89,11 @@ class CudaP2pGpuTest {
   }
 
   @GpuTest
-  void shouldStageMessagesAndRootedCollectivesUnderP2pDisable() throws Exception {
-    LocalRanks.Result r = run(2, Map.of("DDP4J_P2P_DISABLE", "1"));
+  void shouldStageRootedCollectivesAndRefuseDeviceP2pUnderP2pDisable() throws Exception {
+    LocalRanks.Result r = run(2, Map.of("DDP4J_P2P_DISABLE", "1"), "--no-p2p");
     assertThat(r.outputs().get(0))
         .contains("on route staged")
-        .contains("both isend first")
+        .contains("isend refused without peer memory")
         .contains("scatter BFLOAT16");
   }
 }
