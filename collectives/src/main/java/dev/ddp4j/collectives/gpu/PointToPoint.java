@@ -93,14 +93,18 @@ public final class PointToPoint {
 
   /**
    * Waits for every message not seen complete (up to the timeout in all), adding the failures to
-   * {@code errors}; then, if some never completed, runs {@code unstick} (which must let the lanes'
-   * streams run to their end, e.g. by releasing the flags they wait on), waits for the streams and
-   * stops the lanes. Needs the context current.
+   * {@code errors} (not those that failed before reaching the GPU: their Work reported them); then,
+   * if some never completed, runs {@code unstick} (which must let the lanes' streams run to their
+   * end, e.g. by releasing the flags they wait on), waits for the streams and stops the lanes.
+   * Needs the context current.
    */
   public synchronized void close(List<RuntimeException> errors, Runnable unstick) {
     long deadlineNs = System.nanoTime() + timeout.toNanos();
     boolean stuck = false;
     for (QueuedWork w : issued) {
+      if (w.failedBeforeTheGpu()) {
+        continue; // its own error (a mismatch, a missing peer) went to its Work; nothing is queued
+      }
       try {
         w.await(Duration.ofNanos(Math.max(0, deadlineNs - System.nanoTime())));
       } catch (RuntimeException e) {

@@ -103,6 +103,11 @@ final class QueuedWork implements Work {
     return queued.thenCompose(CudaWork::toCompletableFuture);
   }
 
+  /** True if the lane failed the message before queuing anything on the GPU. */
+  boolean failedBeforeTheGpu() {
+    return queued.isCompletedExceptionally();
+  }
+
   /** The GPU's work once queued, or null (not yet, or it failed before). */
   CudaWork queuedWork() {
     return queued.isDone() && !queued.isCompletedExceptionally() ? queued.join() : null;

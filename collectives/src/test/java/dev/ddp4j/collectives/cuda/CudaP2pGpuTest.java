@@ -90,9 +90,10 @@ class CudaP2pGpuTest {
 
   @GpuTest
   void shouldStageRootedCollectivesAndRefuseDeviceP2pUnderP2pDisable() throws Exception {
+    // One host: the ring's hops through host memory (DDP4J_P2P_DISABLE=1 leaves no peer path).
     LocalRanks.Result r = run(2, Map.of("DDP4J_P2P_DISABLE", "1"), "--no-p2p");
     assertThat(r.outputs().get(0))
-        .contains("on route staged")
+        .contains("on route ring 0-1 (0->1, 1->0 via host memory)")
         .contains("isend refused without peer memory")
         .contains("scatter BFLOAT16");
   }
