@@ -60,4 +60,38 @@ public final class CollectiveChecks {
           op + ": root " + root + " is not a rank (expected: 0 <= root < " + size + ")");
     }
   }
+
+  // WIP (p2p-gpu): stand-ins until p2p-cpu's checks merge; replaced by theirs at the merge.
+  public static void peer(String op, int peer, int rank, int size) {
+    if (peer < 0 || peer >= size || peer == rank) {
+      throw new IllegalArgumentException(
+          op
+              + ": peer "
+              + peer
+              + " (expected: another rank, 0 <= peer < "
+              + size
+              + ", not "
+              + rank
+              + ")");
+    }
+  }
+
+  public static void gather(TensorBuffer input, TensorBuffer output, int root, int rank, int size) {
+    root("gather", root, size);
+    if (rank == root) {
+      gathered("gather", input, output, size);
+    }
+  }
+
+  public static void scatter(
+      TensorBuffer input, TensorBuffer output, int root, int rank, int size) {
+    root("scatter", root, size);
+    if (rank == root) {
+      gathered("scatter", output, input, size);
+    }
+  }
+
+  public static void allToAll(TensorBuffer input, TensorBuffer output, int size) {
+    sameShape("allToAll", input, output);
+  }
 }
