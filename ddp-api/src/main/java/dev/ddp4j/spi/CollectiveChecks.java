@@ -93,5 +93,13 @@ public final class CollectiveChecks {
 
   public static void allToAll(TensorBuffer input, TensorBuffer output, int size) {
     sameShape("allToAll", input, output);
+    if (input.count() % size != 0) {
+      throw new IllegalArgumentException(
+          "allToAll: "
+              + input.count()
+              + " elements do not split into "
+              + size
+              + " blocks (expected: count divisible by the group's size)");
+    }
   }
 }

@@ -216,6 +216,7 @@ public final class CudaProcessGroup extends StreamOrderedGroup {
    * @throws UnsupportedOperationException where some pair of the group has no peer path and the
    *     group is not host-staged
    */
+  @Override
   public Work isend(TensorBuffer buffer, int dst) {
     CollectiveChecks.peer("isend", dst, rank, size);
     DeviceBuffer b = deviceBuffer("isend", buffer);
@@ -223,6 +224,7 @@ public final class CudaProcessGroup extends StreamOrderedGroup {
   }
 
   /** Receives out of this rank's mailbox, as {@link #isend}. */
+  @Override
   public Work irecv(TensorBuffer buffer, int src) {
     CollectiveChecks.peer("irecv", src, rank, size);
     DeviceBuffer b = deviceBuffer("irecv", buffer);
@@ -244,6 +246,7 @@ public final class CudaProcessGroup extends StreamOrderedGroup {
   }
 
   /** An all-reduce into root's buffer (a temporary elsewhere), {@link RootedCollectives}. */
+  @Override
   public Work reduce(TensorBuffer buffer, int root, ReduceOp op) {
     CollectiveChecks.root("reduce", root, size);
     DeviceBuffer b = deviceBuffer("reduce", buffer);
@@ -256,6 +259,7 @@ public final class CudaProcessGroup extends StreamOrderedGroup {
         () -> "reduce(" + b.count() + " " + b.dataType() + ", " + op + ", root " + root + ")");
   }
 
+  @Override
   public Work gather(TensorBuffer input, TensorBuffer output, int root) {
     CollectiveChecks.gather(input, output, root, rank, size);
     DeviceBuffer in = deviceBuffer("gather", input);
@@ -272,6 +276,7 @@ public final class CudaProcessGroup extends StreamOrderedGroup {
         () -> "gather(" + in.count() + " " + in.dataType() + ", root " + root + ")");
   }
 
+  @Override
   public Work scatter(TensorBuffer input, TensorBuffer output, int root) {
     CollectiveChecks.scatter(input, output, root, rank, size);
     DeviceBuffer out = deviceBuffer("scatter", output);
@@ -288,6 +293,7 @@ public final class CudaProcessGroup extends StreamOrderedGroup {
         () -> "scatter(" + out.count() + " " + out.dataType() + ", root " + root + ")");
   }
 
+  @Override
   public Work allToAll(TensorBuffer input, TensorBuffer output) {
     CollectiveChecks.allToAll(input, output, size);
     DeviceBuffer in = deviceBuffer("allToAll", input);

@@ -2,10 +2,8 @@ package dev.ddp4j.collectives.gpu;
 
 import dev.ddp4j.DdpException;
 import dev.ddp4j.DeviceBuffer;
-import dev.ddp4j.ReduceOp;
 import dev.ddp4j.Store;
 import dev.ddp4j.TensorBuffer;
-import dev.ddp4j.Work;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -115,35 +113,4 @@ public abstract class StreamOrderedGroup implements DeviceGroup {
    * stream.
    */
   protected abstract void closeCollectives(List<RuntimeException> errors);
-
-  // WIP (p2p API commit): p2p-gpu (cuda, nccl subclasses) implements these; until then they refuse.
-  @Override
-  public Work isend(TensorBuffer buffer, int dst) {
-    throw new UnsupportedOperationException("WIP: p2p-gpu (cuda, nccl subclasses) isend");
-  }
-
-  @Override
-  public Work irecv(TensorBuffer buffer, int src) {
-    throw new UnsupportedOperationException("WIP: p2p-gpu (cuda, nccl subclasses) irecv");
-  }
-
-  @Override
-  public Work reduce(TensorBuffer buffer, int root, ReduceOp op) {
-    throw new UnsupportedOperationException("WIP: p2p-gpu (cuda, nccl subclasses) reduce");
-  }
-
-  @Override
-  public Work gather(TensorBuffer input, TensorBuffer output, int root) {
-    throw new UnsupportedOperationException("WIP: p2p-gpu (cuda, nccl subclasses) gather");
-  }
-
-  @Override
-  public Work scatter(TensorBuffer input, TensorBuffer output, int root) {
-    throw new UnsupportedOperationException("WIP: p2p-gpu (cuda, nccl subclasses) scatter");
-  }
-
-  @Override
-  public Work allToAll(TensorBuffer input, TensorBuffer output) {
-    throw new UnsupportedOperationException("WIP: p2p-gpu (cuda, nccl subclasses) allToAll");
-  }
 }

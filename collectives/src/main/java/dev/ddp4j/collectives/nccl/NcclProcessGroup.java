@@ -269,6 +269,7 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
    * Sends on this pair's own two-rank communicator ({@link NcclPairComms}), on a stream of its own
    * after the work queued on the buffer's stream ({@link PointToPoint}).
    */
+  @Override
   public Work isend(TensorBuffer buffer, int dst) {
     CollectiveChecks.peer("isend", dst, rank, size);
     DeviceBuffer b = deviceBuffer("isend", buffer);
@@ -277,6 +278,7 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
   }
 
   /** Receives on this pair's own communicator, as {@link #isend}. */
+  @Override
   public Work irecv(TensorBuffer buffer, int src) {
     CollectiveChecks.peer("irecv", src, rank, size);
     DeviceBuffer b = deviceBuffer("irecv", buffer);
@@ -285,6 +287,7 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
   }
 
   /** {@code ncclReduce} in place: root's buffer gets the result, the others' stay unchanged. */
+  @Override
   public Work reduce(TensorBuffer buffer, int root, ReduceOp op) {
     CollectiveChecks.root("reduce", root, size);
     DeviceBuffer b = deviceBuffer("reduce", buffer);
@@ -300,6 +303,7 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
   }
 
   /** Grouped sends to root and receives on root (ncclGroupStart/End); root copies its own. */
+  @Override
   public Work gather(TensorBuffer input, TensorBuffer output, int root) {
     CollectiveChecks.gather(input, output, root, rank, size);
     DeviceBuffer in = deviceBuffer("gather", input);
@@ -337,6 +341,7 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
   }
 
   /** Grouped sends from root and receives elsewhere; root copies its own block. */
+  @Override
   public Work scatter(TensorBuffer input, TensorBuffer output, int root) {
     CollectiveChecks.scatter(input, output, root, rank, size);
     DeviceBuffer out = deviceBuffer("scatter", output);
@@ -374,6 +379,7 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
   }
 
   /** A send and a receive per peer in one NCCL group; the own block a local copy. */
+  @Override
   public Work allToAll(TensorBuffer input, TensorBuffer output) {
     CollectiveChecks.allToAll(input, output, size);
     DeviceBuffer in = deviceBuffer("allToAll", input);

@@ -5,10 +5,8 @@ import dev.ddp4j.DataType;
 import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.Work;
-import dev.ddp4j.collectives.cuda.CudaProcessGroup;
 import dev.ddp4j.collectives.gpu.Cu;
 import dev.ddp4j.collectives.gpu.DeviceGroup;
-import dev.ddp4j.collectives.nccl.NcclProcessGroup;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import jcuda.driver.CUstream;
@@ -51,39 +49,6 @@ final class P2pCheck {
     Cu.check(
         JCudaDriver.cuStreamCreate(s, CUstream_flags.CU_STREAM_NON_BLOCKING), "cuStreamCreate");
     this.stream = Cu.handle(s);
-  }
-
-  // Until the p2p API is on DeviceGroup (issue 31, p2p-cpu's part): the backends' own methods.
-  private Work isend(DeviceBuffer b, int dst) {
-    return pg instanceof CudaProcessGroup c ? c.isend(b, dst) : nccl().isend(b, dst);
-  }
-
-  private Work irecv(DeviceBuffer b, int src) {
-    return pg instanceof CudaProcessGroup c ? c.irecv(b, src) : nccl().irecv(b, src);
-  }
-
-  private Work reduce(DeviceBuffer b, int root, ReduceOp op) {
-    return pg instanceof CudaProcessGroup c ? c.reduce(b, root, op) : nccl().reduce(b, root, op);
-  }
-
-  private Work gather(DeviceBuffer in, DeviceBuffer out, int root) {
-    return pg instanceof CudaProcessGroup c
-        ? c.gather(in, out, root)
-        : nccl().gather(in, out, root);
-  }
-
-  private Work scatter(DeviceBuffer in, DeviceBuffer out, int root) {
-    return pg instanceof CudaProcessGroup c
-        ? c.scatter(in, out, root)
-        : nccl().scatter(in, out, root);
-  }
-
-  private Work allToAll(DeviceBuffer in, DeviceBuffer out) {
-    return pg instanceof CudaProcessGroup c ? c.allToAll(in, out) : nccl().allToAll(in, out);
-  }
-
-  private NcclProcessGroup nccl() {
-    return (NcclProcessGroup) pg;
   }
 
   int cases() {
@@ -180,8 +145,8 @@ final class P2pCheck {
         DeviceMemory dst = new DeviceMemory(bytes)) {
       src.upload(pattern(s, me, bytes), bytes);
       dst.fill(POISON);
-      Work send = isend(on(src, n, t), next);
-      Work recv = irecv(on(dst, n, t), prev);
+      Work send = pg.isend(on(src, n, t), next);
+      Work recv = pg.irecv(on(dst, n, t), prev);
       recv.await();
       send.await();
       String bad = numbered(send, sentTo[next]++, "isend");
@@ -217,11 +182,11 @@ final class P2pCheck {
       Work first;
       Work second;
       if (sendFirst) {
-        first = isend(on(src, n, t), partner);
-        second = irecv(on(dst, n, t), partner);
+        first = pg.isend(on(src, n, t), partner);
+        second = pg.irecv(on(dst, n, t), partner);
       } else {
-        first = irecv(on(dst, n, t), partner);
-        second = isend(on(src, n, t), partner);
+        first = pg.irecv(on(dst, n, t), partner);
+        second = pg.isend(on(src, n, t), partner);
       }
       first.await();
       second.await();
@@ -254,10 +219,10 @@ final class P2pCheck {
         dst[k].fill(POISON);
       }
       for (int k = 0; k < messages; k++) {
-        recvs[k] = irecv(on(dst[k], n, t), prev);
+        recvs[k] = pg.irecv(on(dst[k], n, t), prev);
       }
       for (int k = 0; k < messages; k++) {
-        sends[k] = isend(on(src[k], n, t), next);
+        sends[k] = pg.isend(on(src[k], n, t), next);
       }
       String bad = null;
       for (int k = 0; k < messages; k++) {
@@ -296,8 +261,8 @@ final class P2pCheck {
     try (DeviceMemory m = new DeviceMemory(DataType.FLOAT32.bytesFor(12))) {
       Work w =
           sender
-              ? isend(on(m, n, DataType.FLOAT32), partner)
-              : irecv(on(m, n, DataType.FLOAT32), partner);
+              ? pg.isend(on(m, n, DataType.FLOAT32), partner)
+              : pg.irecv(on(m, n, DataType.FLOAT32), partner);
       try {
         w.await();
         report(what, "completed, expected a CollectiveMismatchException");
@@ -318,7 +283,7 @@ final class P2pCheck {
   void refused() {
     String what = "isend refused without peer memory";
     try (DeviceMemory m = new DeviceMemory(16)) {
-      isend(on(m, 4, DataType.FLOAT32), (me + 1) % size);
+      pg.isend(on(m, 4, DataType.FLOAT32), (me + 1) % size);
       report(what, "isend was accepted");
     } catch (UnsupportedOperationException e) {
       report(
@@ -338,7 +303,7 @@ final class P2pCheck {
         TestValues.put(host, i, t, TestValues.value(s, me, i, t, op));
       }
       a.upload(host, bytes);
-      reduce(on(a, n, t), root, op).await();
+      pg.reduce(on(a, n, t), root, op).await();
       String bad = null;
       if (me == root) {
         ByteBuffer got = DeviceMemory.host(bytes);
@@ -382,7 +347,7 @@ final class P2pCheck {
         part.upload(pattern(s, me, bytes), bytes);
         in = on(part, n, t);
       }
-      gather(in, isRoot ? on(whole, n * size, t) : null, root).await();
+      pg.gather(in, isRoot ? on(whole, n * size, t) : null, root).await();
       String bad = null;
       for (int k = 0; isRoot && k < size && bad == null; k++) {
         bad = compare(whole.address, k * bytes, pattern(s, k, bytes), bytes);
@@ -406,7 +371,7 @@ final class P2pCheck {
         }
       }
       part.fill(POISON);
-      scatter(isRoot ? on(whole, n * size, t) : null, on(part, n, t), root).await();
+      pg.scatter(isRoot ? on(whole, n * size, t) : null, on(part, n, t), root).await();
       report(what, compare(part.address, 0, pattern(s, me, bytes), bytes));
     } catch (RuntimeException e) {
       report(what, e.toString());
@@ -424,7 +389,7 @@ final class P2pCheck {
         DeviceMemory.upload(pattern(s, me * size + j, block), in.address + j * block, block);
       }
       outMem.fill(POISON);
-      allToAll(on(in, n * size, t), on(outMem, n * size, t)).await();
+      pg.allToAll(on(in, n * size, t), on(outMem, n * size, t)).await();
       String bad = null;
       for (int k = 0; k < size && bad == null; k++) {
         bad = compare(outMem.address, k * block, pattern(s, k * size + me, block), block);
