@@ -61,7 +61,7 @@ public final class CollectiveChecks {
     }
   }
 
-  // WIP (p2p-gpu): stand-ins until p2p-cpu's checks merge; replaced by theirs at the merge.
+  /** Point-to-point: {@code peer} is another rank of the group. */
   public static void peer(String op, int peer, int rank, int size) {
     if (peer < 0 || peer >= size || peer == rank) {
       throw new IllegalArgumentException(
@@ -76,6 +76,7 @@ public final class CollectiveChecks {
     }
   }
 
+  /** Gather: a valid root; on root, output holds {@code size} inputs (elsewhere it is not read). */
   public static void gather(TensorBuffer input, TensorBuffer output, int root, int rank, int size) {
     root("gather", root, size);
     if (rank == root) {
@@ -83,6 +84,9 @@ public final class CollectiveChecks {
     }
   }
 
+  /**
+   * Scatter: a valid root; on root, input holds {@code size} outputs (elsewhere it is not read).
+   */
   public static void scatter(
       TensorBuffer input, TensorBuffer output, int root, int rank, int size) {
     root("scatter", root, size);
@@ -91,6 +95,7 @@ public final class CollectiveChecks {
     }
   }
 
+  /** All-to-all: input and output of one shape, whose count splits into {@code size} blocks. */
   public static void allToAll(TensorBuffer input, TensorBuffer output, int size) {
     sameShape("allToAll", input, output);
     if (input.count() % size != 0) {
