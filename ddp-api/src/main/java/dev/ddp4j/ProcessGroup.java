@@ -64,6 +64,59 @@ public interface ProcessGroup extends AutoCloseable {
   Work reduceScatter(TensorBuffer input, TensorBuffer output, ReduceOp op);
 
   /**
+   * Starts sending {@code buffer} to rank {@code dst}. Messages between one pair of ranks match in
+   * issue order; the two ranks may issue a send and its receive in either order, and two ranks may
+   * each send to the other before either receives, at any size, without deadlock. Point-to-point
+   * messages take no slot in the group's collective sequence: {@link Work#sequenceNumber()} counts
+   * this pair's messages in this direction.
+   */
+  Work isend(TensorBuffer buffer, int dst);
+
+  /**
+   * Starts receiving into {@code buffer} the next message rank {@code src} sends this rank; the
+   * message must have the same count and dtype, else both sides fail with {@link
+   * CollectiveMismatchException} naming both shapes.
+   */
+  Work irecv(TensorBuffer buffer, int src);
+
+  /** {@link #isend} and wait for it (within {@link #timeout()}). */
+  default void send(TensorBuffer buffer, int dst) {
+    isend(buffer, dst).await();
+  }
+
+  /** {@link #irecv} and wait for it (within {@link #timeout()}). */
+  default void recv(TensorBuffer buffer, int src) {
+    irecv(buffer, src).await();
+  }
+
+  /**
+   * Reduces every rank's {@code buffer} with {@code op} into rank {@code root}'s buffer; the other
+   * ranks' buffers are left unchanged.
+   */
+  Work reduce(TensorBuffer buffer, int root, ReduceOp op);
+
+  /**
+   * Concatenates every rank's {@code input} in rank order into rank {@code root}'s {@code output}
+   * ({@code output.count() == input.count() * size()}); {@code output} is read only on the root and
+   * may be null elsewhere.
+   */
+  Work gather(TensorBuffer input, TensorBuffer output, int root);
+
+  /**
+   * Sends block {@code i} of rank {@code root}'s {@code input} ({@code input.count() ==
+   * output.count() * size()}) to rank {@code i}'s {@code output}; {@code input} is read only on the
+   * root and may be null elsewhere.
+   */
+  Work scatter(TensorBuffer input, TensorBuffer output, int root);
+
+  /**
+   * Sends block {@code j} of every rank's {@code input} to rank {@code j}: rank {@code i}'s output
+   * block {@code k} is rank {@code k}'s input block {@code i}. Both buffers have the same count, a
+   * multiple of {@link #size()}, and must not overlap.
+   */
+  Work allToAll(TensorBuffer input, TensorBuffer output);
+
+  /**
    * Allocates zeroed host memory for {@code count} elements of {@code type} that collectives may
    * read faster than other memory, as NCCL's registered buffers or MPI's shared windows. On the
    * {@code cpu} backend, where every rank shares one node, each rank's block is mapped by all

@@ -85,6 +85,36 @@ public final class StandInDeviceGroup implements DeviceGroup {
   }
 
   @Override
+  public Work isend(TensorBuffer buffer, int dst) {
+    return refuse("isend", buffer);
+  }
+
+  @Override
+  public Work irecv(TensorBuffer buffer, int src) {
+    return refuse("irecv", buffer);
+  }
+
+  @Override
+  public Work reduce(TensorBuffer buffer, int root, ReduceOp op) {
+    return refuse("reduce", buffer);
+  }
+
+  @Override
+  public Work gather(TensorBuffer input, TensorBuffer output, int root) {
+    return refuse("gather", input);
+  }
+
+  @Override
+  public Work scatter(TensorBuffer input, TensorBuffer output, int root) {
+    return refuse("scatter", output);
+  }
+
+  @Override
+  public Work allToAll(TensorBuffer input, TensorBuffer output) {
+    return refuse("allToAll", input);
+  }
+
+  @Override
   public Work barrier() {
     long n = barriers++;
     StoreBarrier.await(

@@ -96,4 +96,51 @@ public final class CollectiveChecks {
       seen[r] = true;
     }
   }
+
+  /** Point-to-point: {@code peer} is another rank of the group. */
+  public static void peer(String op, int peer, int rank, int size) {
+    if (peer < 0 || peer >= size || peer == rank) {
+      throw new IllegalArgumentException(
+          op
+              + ": peer "
+              + peer
+              + " (expected: another rank, 0 <= peer < "
+              + size
+              + ", not "
+              + rank
+              + ")");
+    }
+  }
+
+  /** Gather: a valid root; on root, output holds {@code size} inputs (elsewhere it is not read). */
+  public static void gather(TensorBuffer input, TensorBuffer output, int root, int rank, int size) {
+    root("gather", root, size);
+    if (rank == root) {
+      gathered("gather", input, output, size);
+    }
+  }
+
+  /**
+   * Scatter: a valid root; on root, input holds {@code size} outputs (elsewhere it is not read).
+   */
+  public static void scatter(
+      TensorBuffer input, TensorBuffer output, int root, int rank, int size) {
+    root("scatter", root, size);
+    if (rank == root) {
+      gathered("scatter", output, input, size);
+    }
+  }
+
+  /** All-to-all: input and output of one shape, whose count splits into {@code size} blocks. */
+  public static void allToAll(TensorBuffer input, TensorBuffer output, int size) {
+    sameShape("allToAll", input, output);
+    if (input.count() % size != 0) {
+      throw new IllegalArgumentException(
+          "allToAll: "
+              + input.count()
+              + " elements do not split into "
+              + size
+              + " blocks (expected: count divisible by the group's size)");
+    }
+  }
 }

@@ -486,4 +486,35 @@ public final class CpuProcessGroup implements ProcessGroup {
     ownedStore = store;
     return this;
   }
+
+  // WIP (p2p API commit): p2p-cpu implements these; until then they refuse.
+  @Override
+  public Work isend(TensorBuffer buffer, int dst) {
+    throw new UnsupportedOperationException("WIP: p2p-cpu isend");
+  }
+
+  @Override
+  public Work irecv(TensorBuffer buffer, int src) {
+    throw new UnsupportedOperationException("WIP: p2p-cpu irecv");
+  }
+
+  @Override
+  public Work reduce(TensorBuffer buffer, int root, ReduceOp op) {
+    throw new UnsupportedOperationException("WIP: p2p-cpu reduce");
+  }
+
+  @Override
+  public Work gather(TensorBuffer input, TensorBuffer output, int root) {
+    throw new UnsupportedOperationException("WIP: p2p-cpu gather");
+  }
+
+  @Override
+  public Work scatter(TensorBuffer input, TensorBuffer output, int root) {
+    throw new UnsupportedOperationException("WIP: p2p-cpu scatter");
+  }
+
+  @Override
+  public Work allToAll(TensorBuffer input, TensorBuffer output) {
+    throw new UnsupportedOperationException("WIP: p2p-cpu allToAll");
+  }
 }

@@ -9,6 +9,7 @@ import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.gpu.DeviceBuffers;
 import dev.ddp4j.collectives.gpu.DeviceGroup;
 import dev.ddp4j.collectives.gpu.GroupDevice;
+import dev.ddp4j.collectives.gpu.PointToPoint;
 import dev.ddp4j.collectives.gpu.StreamOrder;
 import dev.ddp4j.collectives.gpu.StreamOrderedGroup;
 import dev.ddp4j.collectives.group.Subgroups;
@@ -64,6 +65,12 @@ public final class CudaProcessGroup extends StreamOrderedGroup {
   /** What its subgroups are made with (this rank's GPU, budget and settings). */
   private final CudaGroupSetup.Basis basis;
 
+  /** Reduce, gather, scatter and all-to-all over the route or its mailbox. */
+  private final RootedCollectives rooted;
+
+  /** Point-to-point messages; null where the route has no mailbox (some pair lacks a peer path). */
+  private final PointToPoint p2p;
+
   private CudaProcessGroup(CudaGroupSetup.Parts parts) {
     super("cuda", parts.member(), parts.order(), parts.prefix());
     this.basis = parts.basis();
@@ -73,6 +80,12 @@ public final class CudaProcessGroup extends StreamOrderedGroup {
     this.plan = parts.plan();
     this.planChooser = parts.planChooser();
     this.stalls = parts.stalls();
+    this.rooted = new RootedCollectives(rank, size, route, works);
+    MailboxCollectives mailbox = route.mailbox();
+    this.p2p =
+        mailbox == null
+            ? null
+            : new PointToPoint("cuda", parts.member(), prefix, gpu, mailbox.mailbox(), null);
   }
 
   /**
@@ -220,6 +233,100 @@ public final class CudaProcessGroup extends StreamOrderedGroup {
     return route.barrier(word, stream, () -> "barrier()");
   }
 
+  /**
+   * Sends over the peer's IPC mailbox with the copy engine ({@link PeerMailbox}), on a stream of
+   * this pair's own after the work queued on the buffer's stream ({@link PointToPoint}).
+   *
+   * @throws UnsupportedOperationException where some pair of the group has no peer path and the
+   *     group is not host-staged
+   */
+  @Override
+  public Work isend(TensorBuffer buffer, int dst) {
+    CollectiveChecks.peer("isend", dst, rank, size);
+    DeviceBuffer b = deviceBuffer("isend", buffer);
+    return pointToPoint("isend").isend(b, dst);
+  }
+
+  /** Receives out of this rank's mailbox, as {@link #isend}. */
+  @Override
+  public Work irecv(TensorBuffer buffer, int src) {
+    CollectiveChecks.peer("irecv", src, rank, size);
+    DeviceBuffer b = deviceBuffer("irecv", buffer);
+    return pointToPoint("irecv").irecv(b, src);
+  }
+
+  private PointToPoint pointToPoint(String op) {
+    if (p2p == null) {
+      throw new UnsupportedOperationException(
+          op
+              + " on rank "
+              + rank
+              + ": this cuda group runs the route '"
+              + route.name()
+              + "', where some pair has no peer path, and device point-to-point runs over peer"
+              + " memory only; send host buffers (they go through the group's cpu half)");
+    }
+    return p2p;
+  }
+
+  /** An all-reduce into root's buffer (a temporary elsewhere), {@link RootedCollectives}. */
+  @Override
+  public Work reduce(TensorBuffer buffer, int root, ReduceOp op) {
+    CollectiveChecks.root("reduce", root, size);
+    DeviceBuffer b = deviceBuffer("reduce", buffer);
+    CUstream stream = begin(b.stream());
+    return rooted.reduce(
+        b,
+        root,
+        op,
+        stream,
+        () -> "reduce(" + b.count() + " " + b.dataType() + ", " + op + ", root " + root + ")");
+  }
+
+  @Override
+  public Work gather(TensorBuffer input, TensorBuffer output, int root) {
+    CollectiveChecks.gather(input, output, root, rank, size);
+    DeviceBuffer in = deviceBuffer("gather", input);
+    DeviceBuffer out = rank == root ? deviceBuffer("gather", output) : null;
+    if (out != null) {
+      DeviceBuffers.blockOrDisjoint("gather", rank, in, out);
+    }
+    CUstream stream = begin(in.stream());
+    return rooted.gather(
+        in,
+        out,
+        root,
+        stream,
+        () -> "gather(" + in.count() + " " + in.dataType() + ", root " + root + ")");
+  }
+
+  @Override
+  public Work scatter(TensorBuffer input, TensorBuffer output, int root) {
+    CollectiveChecks.scatter(input, output, root, rank, size);
+    DeviceBuffer out = deviceBuffer("scatter", output);
+    DeviceBuffer in = rank == root ? deviceBuffer("scatter", input) : null;
+    if (in != null) {
+      DeviceBuffers.blockOrDisjoint("scatter", rank, out, in);
+    }
+    CUstream stream = begin(out.stream());
+    return rooted.scatter(
+        in,
+        out,
+        root,
+        stream,
+        () -> "scatter(" + out.count() + " " + out.dataType() + ", root " + root + ")");
+  }
+
+  @Override
+  public Work allToAll(TensorBuffer input, TensorBuffer output) {
+    CollectiveChecks.allToAll(input, output, size);
+    DeviceBuffer in = deviceBuffer("allToAll", input);
+    DeviceBuffer out = deviceBuffer("allToAll", output);
+    CUstream stream = begin(out.stream());
+    return rooted.allToAll(
+        in, out, stream, () -> "allToAll(" + in.count() + " " + in.dataType() + ")");
+  }
+
   /** Orders this call after the previous one ({@link StreamOrder}), retiring finished works. */
   private CUstream begin(long streamHandle) {
     CUstream stream = order.begin(streamHandle);
@@ -234,7 +341,16 @@ public final class CudaProcessGroup extends StreamOrderedGroup {
   @Override
   protected void closeCollectives(List<RuntimeException> errors) {
     gpu.makeCurrent();
+    MailboxCollectives mailbox = route.mailbox();
+    if (p2p != null) {
+      // A message that never met its peer leaves its stream waiting on the mailbox's flags.
+      p2p.close(errors, mailbox.mailbox()::releaseWaits);
+    }
+    int before = errors.size();
     works.awaitAll(timeout, errors);
+    if (errors.size() > before && mailbox != null) {
+      mailbox.mailbox().releaseWaits(); // a collective's block that never came, likewise
+    }
     stalls.close();
     try {
       store.set(prefix + "/closed/" + rank, new byte[] {1});

@@ -45,6 +45,16 @@ interface CudaRoute {
     return null;
   }
 
+  /**
+   * The copy-engine mailbox of a route whose pairs all have peer access ({@link PeerRoute} over
+   * every pair), which point-to-point, gather, scatter and all-to-all then run over; null where
+   * some pair lacks one (those collectives are then made of the route's own, {@link
+   * RootedCollectives}).
+   */
+  default MailboxCollectives mailbox() {
+    return null;
+  }
+
   /** {@code direct}, {@code ring 0-2-1-3}, {@code staged}, {@code local}, with any addition. */
   String name();
 

@@ -122,7 +122,17 @@ final class CudaRoutes {
         ringKernels
             ? null
             : new CollectiveLauncher(rank, g.size(), g.timeout(), plan.wideChannels(), launcher);
-    PeerRoute flat = new PeerRoute(route.text(), launcher, collectives, g.done());
+    // Point-to-point and gather/scatter/all-to-all move over a copy-engine mailbox where every
+    // peer is mapped; a ring-only group makes them of its ring collectives instead.
+    MailboxCollectives mailbox =
+        ringOnly
+            ? null
+            : new MailboxCollectives(
+                rank,
+                g.size(),
+                PeerMailbox.exchange(rank, g.size(), g.store(), g.prefix(), g.timeout()),
+                g.events());
+    PeerRoute flat = new PeerRoute(route.text(), launcher, collectives, mailbox, g.done());
     if (!plan.uses(Algorithm.HIERARCHICAL)) {
       return flat;
     }

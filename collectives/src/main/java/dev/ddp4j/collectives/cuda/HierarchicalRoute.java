@@ -396,6 +396,11 @@ final class HierarchicalRoute implements CudaRoute {
   }
 
   @Override
+  public MailboxCollectives mailbox() {
+    return flat.mailbox(); // the whole group's: every pair's where the flat route is direct
+  }
+
+  @Override
   public String name() {
     return name;
   }

@@ -12,7 +12,8 @@ import jcuda.driver.CUstream;
  * AllReduceLauncher} (the plan's kernel per launch), the other collectives through {@link
  * CollectiveLauncher} where every pair has peer access, or through the ring kernels (each rank
  * writing only into its ring successor, over IPC or a {@link HostHop}) where some pair has none or
- * {@code DDP4J_ALGO=ring} asks for the ring.
+ * {@code DDP4J_ALGO=ring} asks for the ring. Where every pair has peer access it also holds the
+ * copy-engine mailbox ({@link MailboxCollectives}) of point-to-point and the rooted collectives.
  */
 final class PeerRoute implements CudaRoute {
 
@@ -24,12 +25,25 @@ final class PeerRoute implements CudaRoute {
 
   private final Completion done;
 
+  /** Null where some pair lacks peer access (a ring-only group). */
+  private final MailboxCollectives mailbox;
+
   PeerRoute(
-      String name, AllReduceLauncher launcher, CollectiveLauncher collectives, Completion done) {
+      String name,
+      AllReduceLauncher launcher,
+      CollectiveLauncher collectives,
+      MailboxCollectives mailbox,
+      Completion done) {
     this.name = name;
     this.launcher = launcher;
     this.collectives = collectives;
+    this.mailbox = mailbox;
     this.done = done;
+  }
+
+  @Override
+  public MailboxCollectives mailbox() {
+    return mailbox;
   }
 
   @Override
@@ -87,7 +101,7 @@ final class PeerRoute implements CudaRoute {
 
   @Override
   public long deviceBytes() {
-    return launcher.allocatedBytes();
+    return launcher.allocatedBytes() + (mailbox == null ? 0 : mailbox.mailbox().allocatedBytes());
   }
 
   @Override
@@ -97,7 +111,7 @@ final class PeerRoute implements CudaRoute {
 
   @Override
   public List<RuntimeException> close() {
-    return CloseSteps.each(collectives, launcher);
+    return CloseSteps.each(collectives, launcher, mailbox);
   }
 
   @Override

@@ -176,6 +176,24 @@ final class PeerScratch implements AutoCloseable {
             0);
       }
     }
+    CUdeviceptr mapped =
+        openHandle(
+            value,
+            "cuIpcOpenMemHandle of rank "
+                + peer
+                + "'s scratch (GPU "
+                + peerBus
+                + ") on rank "
+                + rank);
+    opened.add(mapped);
+    bases[peer] = Cu.address(mapped);
+  }
+
+  /**
+   * Maps the allocation whose handle {@code value} begins with ({@link #handleBytes}) into this
+   * process, enabling peer access to its GPU; needs the context current.
+   */
+  static CUdeviceptr openHandle(byte[] value, String what) {
     CUipcMemHandle handle = new CUipcMemHandle();
     try {
       RESERVED.set(handle, java.util.Arrays.copyOf(value, IPC_HANDLE_BYTES));
@@ -184,13 +202,12 @@ final class PeerScratch implements AutoCloseable {
     }
     CUdeviceptr mapped = new CUdeviceptr();
     Cu.check(
-        JCudaDriver.cuIpcOpenMemHandle(mapped, handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
-        "cuIpcOpenMemHandle of rank " + peer + "'s scratch (GPU " + peerBus + ") on rank " + rank);
-    opened.add(mapped);
-    bases[peer] = Cu.address(mapped);
+        JCudaDriver.cuIpcOpenMemHandle(mapped, handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), what);
+    return mapped;
   }
 
-  private static byte[] handleBytes(CUipcMemHandle handle) {
+  /** The 64 bytes of {@code handle}, as published in the store. */
+  static byte[] handleBytes(CUipcMemHandle handle) {
     try {
       return (byte[]) RESERVED.get(handle);
     } catch (IllegalAccessException e) {

@@ -218,6 +218,49 @@ public final class HostDeviceGroup implements DeviceGroup {
         : device.reduceScatter(input, output, op);
   }
 
+  @Override
+  public Work isend(TensorBuffer buffer, int dst) {
+    return buffer instanceof HostBuffer
+        ? host("isend").isend(buffer, dst)
+        : device.isend(buffer, dst);
+  }
+
+  @Override
+  public Work irecv(TensorBuffer buffer, int src) {
+    return buffer instanceof HostBuffer
+        ? host("irecv").irecv(buffer, src)
+        : device.irecv(buffer, src);
+  }
+
+  @Override
+  public Work reduce(TensorBuffer buffer, int root, ReduceOp op) {
+    return buffer instanceof HostBuffer
+        ? host("reduce").reduce(buffer, root, op)
+        : device.reduce(buffer, root, op);
+  }
+
+  // gather's output and scatter's input exist only on the root: the other side picks the half.
+  @Override
+  public Work gather(TensorBuffer input, TensorBuffer output, int root) {
+    return onHost("gather", input, output == null ? input : output)
+        ? host("gather").gather(input, output, root)
+        : device.gather(input, output, root);
+  }
+
+  @Override
+  public Work scatter(TensorBuffer input, TensorBuffer output, int root) {
+    return onHost("scatter", input == null ? output : input, output)
+        ? host("scatter").scatter(input, output, root)
+        : device.scatter(input, output, root);
+  }
+
+  @Override
+  public Work allToAll(TensorBuffer input, TensorBuffer output) {
+    return onHost("allToAll", input, output)
+        ? host("allToAll").allToAll(input, output)
+        : device.allToAll(input, output);
+  }
+
   /**
    * The host half's memory: where every rank shares one node, a block of its shared memory that
    * host all-reduces read in place. Collective, as on the cpu backend; makes the host half.

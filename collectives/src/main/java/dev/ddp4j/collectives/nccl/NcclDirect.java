@@ -29,6 +29,27 @@ final class NcclDirect {
   static native int ncclReduceScatter(
       long sendbuff, long recvbuff, long recvcount, int datatype, int op, long comm, long stream);
 
+  static native int ncclReduce(
+      long sendbuff,
+      long recvbuff,
+      long count,
+      int datatype,
+      int op,
+      int root,
+      long comm,
+      long stream);
+
+  static native int ncclSend(
+      long sendbuff, long count, int datatype, int peer, long comm, long stream);
+
+  static native int ncclRecv(
+      long recvbuff, long count, int datatype, int peer, long comm, long stream);
+
+  /** Opens a group: the sends and receives until {@link #ncclGroupEnd} are issued as one. */
+  static native int ncclGroupStart();
+
+  static native int ncclGroupEnd();
+
   /**
    * {@code ncclCommGetAsyncError} writing the result into native memory at {@code resultAddress}.
    */

@@ -15,6 +15,7 @@ import dev.ddp4j.collectives.gpu.DeviceBuffers;
 import dev.ddp4j.collectives.gpu.DeviceGroup;
 import dev.ddp4j.collectives.gpu.GroupDevice;
 import dev.ddp4j.collectives.gpu.GroupRank;
+import dev.ddp4j.collectives.gpu.PointToPoint;
 import dev.ddp4j.collectives.gpu.StreamOrder;
 import dev.ddp4j.collectives.gpu.StreamOrderedGroup;
 import dev.ddp4j.collectives.group.Subgroups;
@@ -26,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
@@ -56,6 +58,8 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
   private final NcclComm comm;
   private final NcclPeers peers;
   private final NcclWatchdog watchdog;
+  private final NcclPairComms pairs;
+  private final PointToPoint p2p;
   private final DebugLog log;
   private volatile long issued = -1;
   private volatile DdpException failure;
@@ -80,6 +84,10 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
       this.lib = NcclLibrary.load();
       this.comm = join(lib, peers, size, id, rank, timeout, peerGaveUp);
       this.watchdog = new NcclWatchdog(this, comm, peers, timeout, log, rank);
+      this.pairs = new NcclPairComms(lib, rank, store, prefix, timeout, () -> failure != null);
+      this.p2p =
+          new PointToPoint(
+              "nccl", new GroupRank(rank, size, store, timeout), prefix, gpu, pairs, this::failure);
       watchdog.start();
     } catch (RuntimeException | Error e) {
       gpu.release();
@@ -268,6 +276,178 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
                 in.devicePointer(), out.devicePointer(), out.count(), type, nop, c, s));
   }
 
+  /**
+   * Sends on this pair's own two-rank communicator ({@link NcclPairComms}), on a stream of its own
+   * after the work queued on the buffer's stream ({@link PointToPoint}).
+   */
+  @Override
+  public Work isend(TensorBuffer buffer, int dst) {
+    CollectiveChecks.peer("isend", dst, rank, size);
+    DeviceBuffer b = deviceBuffer("isend", buffer);
+    requireUsable("isend");
+    return p2p.isend(b, dst);
+  }
+
+  /** Receives on this pair's own communicator, as {@link #isend}. */
+  @Override
+  public Work irecv(TensorBuffer buffer, int src) {
+    CollectiveChecks.peer("irecv", src, rank, size);
+    DeviceBuffer b = deviceBuffer("irecv", buffer);
+    requireUsable("irecv");
+    return p2p.irecv(b, src);
+  }
+
+  /** {@code ncclReduce} in place: root's buffer gets the result, the others' stay unchanged. */
+  @Override
+  public Work reduce(TensorBuffer buffer, int root, ReduceOp op) {
+    CollectiveChecks.root("reduce", root, size);
+    DeviceBuffer b = deviceBuffer("reduce", buffer);
+    long p = b.devicePointer();
+    int type = NcclTypes.dataType(b.dataType());
+    int nop = NcclTypes.redOp(op, size);
+    return run(
+        "reduce",
+        b.stream(),
+        b.count(),
+        () -> "reduce(" + b.count() + " " + b.dataType() + ", " + op + ", root " + root + ")",
+        (c, s) -> NcclDirect.ncclReduce(p, p, b.count(), type, nop, root, c, s));
+  }
+
+  /** Grouped sends to root and receives on root (ncclGroupStart/End); root copies its own. */
+  @Override
+  public Work gather(TensorBuffer input, TensorBuffer output, int root) {
+    CollectiveChecks.gather(input, output, root, rank, size);
+    DeviceBuffer in = deviceBuffer("gather", input);
+    DeviceBuffer out = rank == root ? deviceBuffer("gather", output) : null;
+    if (out != null) {
+      DeviceBuffers.blockOrDisjoint("gather", rank, in, out);
+    }
+    int type = NcclTypes.dataType(in.dataType());
+    long n = in.count();
+    long bytes = in.sizeBytes();
+    return run(
+        "gather",
+        in.stream(),
+        n,
+        () -> "gather(" + n + " " + in.dataType() + ", root " + root + ")",
+        (c, s) -> {
+          if (out == null) {
+            return grouped(() -> NcclDirect.ncclSend(in.devicePointer(), n, type, root, c, s));
+          }
+          localCopy(out.devicePointer() + rank * bytes, in.devicePointer(), bytes, s);
+          return grouped(
+              () -> {
+                int first = NcclTypes.SUCCESS;
+                for (int r = 0; r < size; r++) {
+                  if (r != rank) {
+                    first =
+                        firstError(
+                            first,
+                            NcclDirect.ncclRecv(out.devicePointer() + r * bytes, n, type, r, c, s));
+                  }
+                }
+                return first;
+              });
+        });
+  }
+
+  /** Grouped sends from root and receives elsewhere; root copies its own block. */
+  @Override
+  public Work scatter(TensorBuffer input, TensorBuffer output, int root) {
+    CollectiveChecks.scatter(input, output, root, rank, size);
+    DeviceBuffer out = deviceBuffer("scatter", output);
+    DeviceBuffer in = rank == root ? deviceBuffer("scatter", input) : null;
+    if (in != null) {
+      DeviceBuffers.blockOrDisjoint("scatter", rank, out, in);
+    }
+    int type = NcclTypes.dataType(out.dataType());
+    long n = out.count();
+    long bytes = out.sizeBytes();
+    return run(
+        "scatter",
+        out.stream(),
+        n,
+        () -> "scatter(" + n + " " + out.dataType() + ", root " + root + ")",
+        (c, s) -> {
+          if (in == null) {
+            return grouped(() -> NcclDirect.ncclRecv(out.devicePointer(), n, type, root, c, s));
+          }
+          localCopy(out.devicePointer(), in.devicePointer() + rank * bytes, bytes, s);
+          return grouped(
+              () -> {
+                int first = NcclTypes.SUCCESS;
+                for (int r = 0; r < size; r++) {
+                  if (r != rank) {
+                    first =
+                        firstError(
+                            first,
+                            NcclDirect.ncclSend(in.devicePointer() + r * bytes, n, type, r, c, s));
+                  }
+                }
+                return first;
+              });
+        });
+  }
+
+  /** A send and a receive per peer in one NCCL group; the own block a local copy. */
+  @Override
+  public Work allToAll(TensorBuffer input, TensorBuffer output) {
+    CollectiveChecks.allToAll(input, output, size);
+    DeviceBuffer in = deviceBuffer("allToAll", input);
+    DeviceBuffer out = deviceBuffer("allToAll", output);
+    int type = NcclTypes.dataType(in.dataType());
+    long n = in.count() / size;
+    long bytes = in.sizeBytes() / size;
+    return run(
+        "allToAll",
+        out.stream(),
+        in.count(),
+        () -> "allToAll(" + in.count() + " " + in.dataType() + ")",
+        (c, s) -> {
+          localCopy(
+              out.devicePointer() + rank * bytes, in.devicePointer() + rank * bytes, bytes, s);
+          return grouped(
+              () -> {
+                int first = NcclTypes.SUCCESS;
+                for (int r = 0; r < size; r++) {
+                  if (r != rank) {
+                    long at = r * bytes;
+                    first =
+                        firstError(
+                            first, NcclDirect.ncclSend(in.devicePointer() + at, n, type, r, c, s));
+                    first =
+                        firstError(
+                            first, NcclDirect.ncclRecv(out.devicePointer() + at, n, type, r, c, s));
+                  }
+                }
+                return first;
+              });
+        });
+  }
+
+  /** {@code calls} between ncclGroupStart and ncclGroupEnd; the first error, else GroupEnd's. */
+  private static int grouped(IntSupplier calls) {
+    int rc = NcclDirect.ncclGroupStart();
+    if (rc != NcclTypes.SUCCESS) {
+      return rc;
+    }
+    int first = calls.getAsInt();
+    int end = NcclDirect.ncclGroupEnd();
+    return first != NcclTypes.SUCCESS ? first : end;
+  }
+
+  private static int firstError(int first, int rc) {
+    return first != NcclTypes.SUCCESS ? first : rc;
+  }
+
+  private static void localCopy(long dst, long src, long bytes, long stream) {
+    if (bytes > 0 && dst != src) {
+      Cu.check(
+          JCudaDriver.cuMemcpyDtoDAsync(Cu.ptr(dst), Cu.ptr(src), bytes, Cu.stream(stream)),
+          "cuMemcpyDtoDAsync of this rank's own block");
+    }
+  }
+
   /** An all-reduce of one int on an internal stream: done once every rank called it. */
   @Override
   public Work barrier() {
@@ -453,6 +633,8 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
    */
   @Override
   protected void closeCollectives(List<RuntimeException> errors) {
+    // Messages that never met their peer end with their communicators' abort.
+    p2p.close(errors, pairs::abortAll);
     long deadlineNs = System.nanoTime() + timeout.toNanos();
     for (CudaWork w : watchdog.unfinished()) {
       if (failure != null) {
@@ -467,11 +649,13 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
     watchdog.stop();
     gpu.makeCurrent();
     if (failure == null) {
+      errors.addAll(pairs.close(System.nanoTime() + timeout.toNanos()));
       String problem = comm.finalizeAndDestroy(System.nanoTime() + timeout.toNanos());
       if (problem != null) {
         errors.add(new DdpException(problem + "; the communicator was aborted"));
       }
     } else {
+      pairs.abortAll();
       comm.abort();
     }
     JCudaDriver.cuStreamSynchronize(gpu.internalStream());

@@ -42,6 +42,7 @@ public final class GpuTestMain {
               CudaRingGpuTest.class,
               CudaStallGpuTest.class,
               CudaSubgroupsGpuTest.class,
+              CudaP2pGpuTest.class,
               dev.ddp4j.collectives.nccl.NcclGpuTest.class,
               dev.ddp4j.collectives.nccl.NcclHeaderTest.class,
               PeerAccessSettingsTest.class,

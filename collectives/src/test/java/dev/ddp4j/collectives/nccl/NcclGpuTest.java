@@ -16,7 +16,9 @@ import org.junit.jupiter.api.BeforeEach;
  * The nccl backend on real GPUs with the machine's NCCL, one JVM per GPU (GpuHarness with {@code
  * --backend nccl}): every collective, dtype and op against the float64 reference on one rank (NCCL
  * refuses two ranks on one GPU) and on two GPUs where there are two, a stuck collective aborted
- * after the group's timeout, and a skipped collective named.
+ * after the group's timeout, and a skipped collective named; point-to-point (pair communicators)
+ * and the grouped gather, scatter and all-to-all (harness.P2pCheck) on one rank, and across two
+ * GPUs where there are two.
  */
 public class NcclGpuTest {
 
@@ -74,6 +76,32 @@ public class NcclGpuTest {
           .contains("ok   split device 1048576")
           .doesNotContain("FAIL");
     }
+    assertThat(r.allPassed()).isTrue();
+  }
+
+  @GpuTest
+  void shouldRunReduceGatherScatterAndAllToAllOnOneRank() throws Exception {
+    LocalRanks.Result r = harness(1, "p2p-check", Map.of());
+    assertThat(r.outputs().get(0))
+        .contains(" 0 failed")
+        .doesNotContain("FAIL")
+        .contains("reduce SUM  FLOAT32")
+        .contains("gather BFLOAT16")
+        .contains("scatter INT64")
+        .contains("allToAll UINT8");
+    assertThat(r.allPassed()).isTrue();
+  }
+
+  @GpuTest
+  void shouldSendReceiveAndRunTheRootedCollectivesAcrossTwoGpus() throws Exception {
+    assumeTrue(CudaProbe.gpus().size() >= 2, "needs 2 GPUs (NCCL refuses two ranks on one GPU)");
+    LocalRanks.Result r = harness(2, "p2p-check", Map.of());
+    for (String out : r.outputs()) {
+      assertThat(out).contains(" 0 failed").doesNotContain("FAIL");
+    }
+    assertThat(r.outputs().get(0))
+        .contains("both isend first")
+        .contains("isend/irecv of different shapes");
     assertThat(r.allPassed()).isTrue();
   }
 

@@ -22,7 +22,9 @@ import java.util.List;
  * {@code DDP4J_P2P_DISABLE=1} or {@code DDP4J_P2P_DISABLE_PAIRS}, or pass {@code --host-per-rank}
  * to give every rank a {@code DDP4J_HOST_ID} of its own), {@code host} runs host-buffer and device
  * cases through the group {@code Ddp.init()} returns (either backend), {@code subgroups} its
- * subgroups (split, newGroup, nested; either backend). {@code --ranks-per-host K} puts every K
+ * subgroups (split, newGroup, nested; either backend), {@code p2p-check [--no-p2p]} point-to-point,
+ * reduce, gather, scatter and all-to-all on device buffers ({@link P2pCheck}; {@code --no-p2p}: a
+ * route without peer memory, where isend must refuse). {@code --ranks-per-host K} puts every K
  * ranks on a fake host of their own (the multi-host hierarchical route, with any mode). With {@code
  * --backend nccl}, {@code check}, {@code stuck} and {@code missing} run on an nccl group instead
  * (see {@link #ncclWork}). It starts N worker JVMs (one per GPU) and prints rank 0's output, and
@@ -141,6 +143,13 @@ public final class GpuHarness {
         c.runAll(args.contains("--large"));
         failures = c.failed();
         System.out.printf("# rank %d: %d staged cases, %d failed%n", w.rank(), c.cases(), failures);
+      } else if (mode.equals("p2p-check")) {
+        P2pCheck c = new P2pCheck(pg, System.out);
+        c.runAll(!args.contains("--no-p2p"));
+        failures = c.failed();
+        System.out.printf(
+            "# rank %d: %d p2p and rooted cases on route %s, %d failed%n",
+            w.rank(), c.cases(), pg.allReduceRoute(), failures);
       } else if (mode.equals("staged-missing")) {
         failures = StagedCheck.missingRank(pg, store, System.out);
         try {
@@ -222,6 +231,12 @@ public final class GpuHarness {
         return NcclFailureCheck.stuck(pg, System.out) == 0 ? 0 : 1;
       } else if (mode.equals("missing")) {
         return NcclFailureCheck.missing(pg, System.out) == 0 ? 0 : 1;
+      } else if (mode.equals("p2p-check")) {
+        P2pCheck c = new P2pCheck(pg, System.out);
+        c.runAll(true);
+        failures = c.failed();
+        System.out.printf(
+            "# rank %d: %d p2p and rooted cases, %d failed%n", w.rank(), c.cases(), failures);
       } else {
         AllReduceCheck c = new AllReduceCheck(pg, null, System.out);
         c.runAll(!args.contains("--quick"), List.of("auto"));
