@@ -322,6 +322,7 @@ public final class CudaProcessGroup extends StreamOrderedGroup {
     CollectiveChecks.allToAll(input, output, size);
     DeviceBuffer in = deviceBuffer("allToAll", input);
     DeviceBuffer out = deviceBuffer("allToAll", output);
+    DeviceBuffers.disjoint("allToAll", in, out);
     CUstream stream = begin(out.stream());
     return rooted.allToAll(
         in, out, stream, () -> "allToAll(" + in.count() + " " + in.dataType() + ")");

@@ -53,4 +53,14 @@ public final class DeviceBuffers {
               + " of it (expected: disjoint, or exactly block rank)");
     }
   }
+
+  /** All-to-all writes every block of the output while peers still read the input: no overlap. */
+  public static void disjoint(String op, DeviceBuffer input, DeviceBuffer output) {
+    if (input.count() > 0
+        && input.devicePointer() < output.devicePointer() + output.sizeBytes()
+        && output.devicePointer() < input.devicePointer() + input.sizeBytes()) {
+      throw new IllegalArgumentException(
+          op + ": input and output overlap (expected: two buffers that do not overlap)");
+    }
+  }
 }

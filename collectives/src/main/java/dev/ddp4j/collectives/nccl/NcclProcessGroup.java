@@ -395,6 +395,7 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
     CollectiveChecks.allToAll(input, output, size);
     DeviceBuffer in = deviceBuffer("allToAll", input);
     DeviceBuffer out = deviceBuffer("allToAll", output);
+    DeviceBuffers.disjoint("allToAll", in, out);
     int type = NcclTypes.dataType(in.dataType());
     long n = in.count() / size;
     long bytes = in.sizeBytes() / size;
