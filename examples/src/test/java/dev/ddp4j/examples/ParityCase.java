@@ -25,7 +25,9 @@ enum ParityCase {
   NESTEROV(seed -> ParityModels.multiLayer("nesterov", seed), ParityCase::denseBatch),
   ADADELTA(seed -> ParityModels.multiLayer("adadelta", seed), ParityCase::denseBatch),
   RMSPROP(seed -> ParityModels.graph("rmsprop", seed), ParityCase::denseBatch),
-  DROPOUT(ParityModels::withDropout, ParityCase::denseBatch);
+  DROPOUT(ParityModels::withDropout, ParityCase::denseBatch),
+  ADAM_GRAPH(seed -> ParityModels.graph("adam", seed), ParityCase::denseBatch),
+  NESTEROV_GRAPH(seed -> ParityModels.graph("nesterov", seed), ParityCase::denseBatch);
 
   private final LongFunction<Model> model;
   private final BiFunction<Integer, Integer, DataSet> batch;
