@@ -12,6 +12,7 @@ import dev.ddp4j.runtime.DdpModel;
 import dev.ddp4j.runtime.DdpOptions;
 import dev.ddp4j.runtime.checkpoint.Checkpoints;
 import dev.ddp4j.runtime.comm.CommHooks;
+import dev.ddp4j.spi.Settings;
 import dev.ddp4j.testing.InMemoryStore;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -82,6 +83,19 @@ class ZeroRedundancyTest {
   private static List<Rank> train(
       int ranks, IntFunction<Model> models, int firstStep, int steps, boolean zero, Path checkpoint)
       throws Exception {
+    return train(ranks, models, firstStep, steps, zero, checkpoint, false);
+  }
+
+  /** As above; with {@code accumulate}, each step first accumulates a batch inside noSync(). */
+  private static List<Rank> train(
+      int ranks,
+      IntFunction<Model> models,
+      int firstStep,
+      int steps,
+      boolean zero,
+      Path checkpoint,
+      boolean accumulate)
+      throws Exception {
     InMemoryStore store = new InMemoryStore();
     ExecutorService pool = Executors.newFixedThreadPool(ranks);
     try {
@@ -96,6 +110,11 @@ class ZeroRedundancyTest {
                     long state;
                     try (DdpModel ddp = wrap(m, group, options(zero))) {
                       for (int s = firstStep; s < firstStep + steps; s++) {
+                        if (accumulate) {
+                          try (DdpModel.NoSync scope = ddp.noSync()) {
+                            ddp.fit(ZeroModels.data(rank, 100 + s, BATCH + rank));
+                          }
+                        }
                         ddp.fit(ZeroModels.data(rank, s, BATCH));
                       }
                       state = ZeroRedundancy.updaterStateElements(m);
@@ -228,6 +247,26 @@ class ZeroRedundancyTest {
     return m instanceof MultiLayerNetwork net
         ? net.getUpdater().getStateViewArray()
         : ((ComputationGraph) m).getUpdater().getStateViewArray();
+  }
+
+  @Test
+  void accumulatedGradientsShouldTravelThroughTheShardsToo() throws Exception {
+    List<Rank> zero = train(3, r -> ZeroModels.model("cg", "adam"), 0, 3, true, null, true);
+    List<Rank> plain = train(3, r -> ZeroModels.model("cg", "adam"), 0, 3, false, null, true);
+    for (int r = 0; r < 3; r++) {
+      assertThat(zero.get(r).params()).isEqualTo(zero.get(0).params());
+      assertClose(zero.get(r).params(), plain.get(r).params(), 1e-5, "rank " + r + " vs plain DDP");
+    }
+  }
+
+  @Test
+  void ddp4jZeroShouldTurnItOnAndBeOffByDefault() {
+    assertThat(DdpOptions.defaults().zeroRedundancy()).isFalse();
+    assertThat(DdpOptions.fromEnvironment(Settings.empty()).zeroRedundancy()).isFalse();
+    DdpOptions on = DdpOptions.fromEnvironment(Settings.of(Map.of("DDP4J_ZERO", "1")));
+    assertThat(on.zeroRedundancy()).isTrue();
+    assertThat(on.toBuilder().syncBatchNorm(true).build().zeroRedundancy()).isTrue();
+    assertThat(on.toString()).contains("zeroRedundancy=true");
   }
 
   @Test
