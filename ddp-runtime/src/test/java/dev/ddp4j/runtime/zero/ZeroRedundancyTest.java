@@ -14,6 +14,7 @@ import dev.ddp4j.runtime.checkpoint.Checkpoints;
 import dev.ddp4j.runtime.comm.CommHooks;
 import dev.ddp4j.spi.Settings;
 import dev.ddp4j.testing.InMemoryStore;
+import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,6 +32,7 @@ import org.deeplearning4j.nn.conf.layers.DenseLayer;
 import org.deeplearning4j.nn.conf.layers.OutputLayer;
 import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.deeplearning4j.util.ModelSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -118,6 +120,14 @@ class ZeroRedundancyTest {
                         ddp.fit(ZeroModels.data(rank, s, BATCH));
                       }
                       state = ZeroRedundancy.updaterStateElements(m);
+                      if (zero) {
+                        assertThatThrownBy(
+                                () ->
+                                    ModelSerializer.writeModel(
+                                        m, new ByteArrayOutputStream(), true))
+                            .isInstanceOf(IllegalStateException.class)
+                            .hasMessageContaining("save with Checkpoints.save(model, group, file)");
+                      }
                       if (checkpoint != null) {
                         Checkpoints.save(m, group, checkpoint);
                       }
