@@ -46,8 +46,8 @@ final class ShardedStep {
     }
     Duration timeout = group.timeout();
     try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
-      shard.apply(modelGradient, params, iteration, epoch, batchSize, divide);
-      comm.gatherUpdates(timeout);
+      shard.apply(modelGradient, params, iteration, epoch, batchSize, divide, comm::startGather);
+      comm.finishGathers(timeout);
     }
   }
 
