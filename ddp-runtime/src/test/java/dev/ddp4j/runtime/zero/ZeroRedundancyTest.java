@@ -293,6 +293,33 @@ class ZeroRedundancyTest {
   }
 
   @Test
+  void anUpdaterWhoseStateCannotBeSlicedShouldBeRefusedWithTheFix() throws Exception {
+    MultiLayerNetwork net =
+        new MultiLayerNetwork(
+            new NeuralNetConfiguration.Builder()
+                .dataType(DataType.FLOAT)
+                .updater(new StepCountingSgd())
+                .list()
+                .layer(
+                    new OutputLayer.Builder(LossFunctions.LossFunction.MSE)
+                        .nIn(4)
+                        .nOut(1)
+                        .activation(Activation.IDENTITY)
+                        .build())
+                .build());
+    net.init();
+    try (ProcessGroup group = group(new InMemoryStore(), 0, 1)) {
+      assertThatThrownBy(() -> wrap(net, group, options(true)))
+          .isInstanceOf(ConfigException.class)
+          .hasMessage(
+              "zeroRedundancy: the updater StepCountingSgd of layer 'layer0' keeps 7 state elements"
+                  + " for 5 parameters, not a whole multiple of them, so its state cannot be sharded"
+                  + " (use a DL4J updater such as Adam, Nesterovs or Sgd, or turn zeroRedundancy"
+                  + " off)");
+    }
+  }
+
+  @Test
   void perLayerNormClippingShouldBeRefusedWithTheFix() throws Exception {
     MultiLayerNetwork net =
         new MultiLayerNetwork(
