@@ -22,8 +22,11 @@ import java.util.List;
  */
 final class ShardLayout {
 
-  /** A range {@code [start, end)} of the flat vector; {@code replicated}: every rank owns it. */
-  record Interval(long start, long end, boolean replicated) {
+  /**
+   * A range {@code [start, end)} of the flat vector inside bucket {@code bucket}; {@code
+   * replicated}: every rank owns it.
+   */
+  record Interval(int bucket, long start, long end, boolean replicated) {
     long length() {
       return end - start;
     }
@@ -67,10 +70,10 @@ final class ShardLayout {
     for (Bucket b : plan.buckets()) {
       long c = chunk(b);
       if (c > 0) {
-        out.add(new Interval(b.offset() + rank * c, b.offset() + (rank + 1) * c, false));
+        out.add(new Interval(b.index(), b.offset() + rank * c, b.offset() + (rank + 1) * c, false));
       }
       if (tail(b) > 0) {
-        out.add(new Interval(b.offset() + c * ranks, b.end(), true));
+        out.add(new Interval(b.index(), b.offset() + c * ranks, b.end(), true));
       }
     }
     return out;

@@ -153,21 +153,26 @@ final class ShardedComm implements CommHook {
   }
 
   /**
-   * After this rank's chunks hold their updates: copies each into its chunk buffer and all-gathers
-   * every rank's chunks back into the buckets, waiting up to {@code timeout} for each.
+   * Bucket {@code i}'s chunk holds this rank's update: copies it into the chunk buffer and starts
+   * the all-gather of every rank's chunks back into the bucket (nothing for a bucket of fewer
+   * elements than ranks: its tail is updated on every rank).
    */
-  void gatherUpdates(Duration timeout) {
-    for (Bucket b : layout.plan().buckets()) {
-      int i = b.index();
-      if (chunks[i] == null) {
-        continue;
-      }
-      if (bucketSeen[i] == null) {
-        throw new IllegalStateException(
-            "ZeRO-1: bucket " + i + " was never reduce-scattered before the updater ran");
-      }
-      chunks[i].assign(ownViews[i]);
-      gathers[i] = group.allGather(chunkBuffers[i], mainBuffers[i]);
+  void startGather(int i) {
+    if (chunks[i] == null || gathers[i] != null) {
+      return;
+    }
+    if (bucketSeen[i] == null) {
+      throw new IllegalStateException(
+          "ZeRO-1: bucket " + i + " was never reduce-scattered before the updater ran");
+    }
+    chunks[i].assign(ownViews[i]);
+    gathers[i] = group.allGather(chunkBuffers[i], mainBuffers[i]);
+  }
+
+  /** Starts what {@link #startGather} has not, in bucket order, and waits for every all-gather. */
+  void finishGathers(Duration timeout) {
+    for (int i = 0; i < gathers.length; i++) {
+      startGather(i);
     }
     for (int i = 0; i < gathers.length; i++) {
       if (gathers[i] != null) {

@@ -19,6 +19,7 @@ final class ShardedStep {
   private final ShardedComm comm;
   // The full state, assembled for a checkpoint while one is written; null otherwise.
   private INDArray checkpointState;
+  private boolean inCheckpoint;
 
   ShardedStep(ProcessGroup group, ShardedUpdater shard, ShardedComm comm) {
     this.group = group;
@@ -45,8 +46,8 @@ final class ShardedStep {
     }
     Duration timeout = group.timeout();
     try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
-      shard.apply(modelGradient, params, iteration, epoch, batchSize, divide);
-      comm.gatherUpdates(timeout);
+      shard.apply(modelGradient, params, iteration, epoch, batchSize, divide, comm::startGather);
+      comm.finishGathers(timeout);
     }
   }
 
@@ -55,9 +56,19 @@ final class ShardedStep {
   }
 
   /**
-   * The state DL4J's serializer should see: the gathered full state inside a checkpoint, else null.
+   * The state DL4J's serializer sees: inside {@link #gatherForCheckpoint}, the gathered full state
+   * (null for an updater without state).
+   *
+   * @throws IllegalStateException outside a checkpoint: the state is sharded, and a save that does
+   *     not gather it would silently drop it
    */
   INDArray checkpointState() {
+    if (!inCheckpoint) {
+      throw new IllegalStateException(
+          "zeroRedundancy: the updater state is sharded over the ranks, so the model's updater"
+              + " cannot hand out its full state here (save with Checkpoints.save(model, group,"
+              + " file) on every rank, which gathers it, or close the DdpModel first)");
+    }
     return checkpointState;
   }
 
@@ -66,6 +77,10 @@ final class ShardedStep {
     try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
       checkpointState = shard.gatherFullState(group, group.timeout());
     }
-    return () -> checkpointState = null;
+    inCheckpoint = true;
+    return () -> {
+      inCheckpoint = false;
+      checkpointState = null;
+    };
   }
 }

@@ -8,6 +8,7 @@ import dev.ddp4j.runtime.zero.ShardLayout.Interval;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntConsumer;
 import org.deeplearning4j.nn.api.Trainable;
 import org.deeplearning4j.nn.conf.GradientNormalization;
 import org.deeplearning4j.nn.updater.BaseMultiLayerUpdater;
@@ -49,6 +50,7 @@ final class ShardedUpdater {
 
   /** A piece of one DL4J updater block inside one owned interval. */
   private static final class Segment {
+    final int bucket;
     final long start;
     final long end;
     final boolean replicated;
@@ -66,6 +68,7 @@ final class ShardedUpdater {
     INDArray[] partParams;
 
     Segment(
+        int bucket,
         long start,
         long end,
         boolean replicated,
@@ -73,6 +76,7 @@ final class ShardedUpdater {
         int stateMultiple,
         long stateOffset,
         List<Part> parts) {
+      this.bucket = bucket;
       this.start = start;
       this.end = end;
       this.replicated = replicated;
@@ -133,7 +137,7 @@ final class ShardedUpdater {
                     p.getLayer().updaterDivideByMinibatch(p.getParamName())));
           }
         }
-        segments.add(new Segment(s, e, iv.replicated(), block, k, stateSoFar, parts));
+        segments.add(new Segment(iv.bucket(), s, e, iv.replicated(), block, k, stateSoFar, parts));
         stateSoFar += k * (e - s);
       }
     }
@@ -213,39 +217,55 @@ final class ShardedUpdater {
 
   /**
    * Turns this rank's shard of {@code gradient} (the flat gradient, summed over ranks and weighted
-   * by DdpModel) into the update DL4J's step subtracts, as DL4J's updater would; the rest of the
-   * flat gradient is left alone. Call outside workspaces.
+   * by DdpModel) into the update DL4J's step subtracts, as DL4J's updater would, bucket by bucket:
+   * {@code bucketDone} hears each bucket once its part of the shard is updated (so its all-gather
+   * can start while the next bucket is updated). The rest of the flat gradient is left alone. Call
+   * outside workspaces.
    */
   void apply(
-      INDArray gradient, INDArray params, int iteration, int epoch, int batchSize, boolean divide) {
+      INDArray gradient,
+      INDArray params,
+      int iteration,
+      int epoch,
+      int batchSize,
+      boolean divide,
+      IntConsumer bucketDone) {
     bind(gradient, params);
-    for (Segment seg : segments) {
-      for (int i = 0; i < seg.parts.size(); i++) {
-        Part p = seg.parts.get(i);
-        INDArray g = seg.partGradients[i];
-        if (divide && p.divide()) {
-          g.divi(batchSize);
-        }
-        if (p.layer().getConfig().getGradientNormalization()
-            == GradientNormalization.ClipElementWiseAbsoluteValue) {
-          double t = p.layer().getConfig().getGradientNormalizationThreshold();
-          Nd4j.getExecutioner()
-              .exec(
-                  DynamicCustomOp.builder("clipbyvalue")
-                      .addInputs(g)
-                      .callInplace(true)
-                      .addFloatingPointArguments(-t, t)
-                      .build());
-        }
+    // Every step below is element-wise, so DL4J's order (divide all, clip all, then each block's
+    // regularization and updater) applies per segment as well.
+    for (int k = 0; k < segments.size(); k++) {
+      Segment seg = segments.get(k);
+      prepare(seg, batchSize, divide);
+      if (!seg.skip) { // DL4J skips pretrain-only blocks (a VAE's decoder) in supervised training
+        regularize(seg, Regularization.ApplyStep.BEFORE_UPDATER, iteration, epoch);
+        seg.updater.applyUpdater(seg.gradient, iteration, epoch);
+        regularize(seg, Regularization.ApplyStep.POST_UPDATER, iteration, epoch);
+      }
+      if (k + 1 == segments.size() || segments.get(k + 1).bucket != seg.bucket) {
+        bucketDone.accept(seg.bucket);
       }
     }
-    for (Segment seg : segments) {
-      if (seg.skip) {
-        continue; // DL4J skips pretrain-only blocks (a VAE's decoder) in supervised training
+  }
+
+  /** Divides by the minibatch (where DL4J does) and clips element-wise (where the layer asks). */
+  private static void prepare(Segment seg, int batchSize, boolean divide) {
+    for (int i = 0; i < seg.parts.size(); i++) {
+      Part p = seg.parts.get(i);
+      INDArray g = seg.partGradients[i];
+      if (divide && p.divide()) {
+        g.divi(batchSize);
       }
-      regularize(seg, Regularization.ApplyStep.BEFORE_UPDATER, iteration, epoch);
-      seg.updater.applyUpdater(seg.gradient, iteration, epoch);
-      regularize(seg, Regularization.ApplyStep.POST_UPDATER, iteration, epoch);
+      if (p.layer().getConfig().getGradientNormalization()
+          == GradientNormalization.ClipElementWiseAbsoluteValue) {
+        double t = p.layer().getConfig().getGradientNormalizationThreshold();
+        Nd4j.getExecutioner()
+            .exec(
+                DynamicCustomOp.builder("clipbyvalue")
+                    .addInputs(g)
+                    .callInplace(true)
+                    .addFloatingPointArguments(-t, t)
+                    .build());
+      }
     }
   }
 

@@ -12,7 +12,9 @@ import dev.ddp4j.runtime.DdpModel;
 import dev.ddp4j.runtime.DdpOptions;
 import dev.ddp4j.runtime.checkpoint.Checkpoints;
 import dev.ddp4j.runtime.comm.CommHooks;
+import dev.ddp4j.spi.Settings;
 import dev.ddp4j.testing.InMemoryStore;
+import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,6 +32,7 @@ import org.deeplearning4j.nn.conf.layers.DenseLayer;
 import org.deeplearning4j.nn.conf.layers.OutputLayer;
 import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.deeplearning4j.util.ModelSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -82,6 +85,19 @@ class ZeroRedundancyTest {
   private static List<Rank> train(
       int ranks, IntFunction<Model> models, int firstStep, int steps, boolean zero, Path checkpoint)
       throws Exception {
+    return train(ranks, models, firstStep, steps, zero, checkpoint, false);
+  }
+
+  /** As above; with {@code accumulate}, each step first accumulates a batch inside noSync(). */
+  private static List<Rank> train(
+      int ranks,
+      IntFunction<Model> models,
+      int firstStep,
+      int steps,
+      boolean zero,
+      Path checkpoint,
+      boolean accumulate)
+      throws Exception {
     InMemoryStore store = new InMemoryStore();
     ExecutorService pool = Executors.newFixedThreadPool(ranks);
     try {
@@ -96,9 +112,22 @@ class ZeroRedundancyTest {
                     long state;
                     try (DdpModel ddp = wrap(m, group, options(zero))) {
                       for (int s = firstStep; s < firstStep + steps; s++) {
+                        if (accumulate) {
+                          try (DdpModel.NoSync scope = ddp.noSync()) {
+                            ddp.fit(ZeroModels.data(rank, 100 + s, BATCH + rank));
+                          }
+                        }
                         ddp.fit(ZeroModels.data(rank, s, BATCH));
                       }
                       state = ZeroRedundancy.updaterStateElements(m);
+                      if (zero) {
+                        assertThatThrownBy(
+                                () ->
+                                    ModelSerializer.writeModel(
+                                        m, new ByteArrayOutputStream(), true))
+                            .isInstanceOf(IllegalStateException.class)
+                            .hasMessageContaining("save with Checkpoints.save(model, group, file)");
+                      }
                       if (checkpoint != null) {
                         Checkpoints.save(m, group, checkpoint);
                       }
@@ -231,6 +260,26 @@ class ZeroRedundancyTest {
   }
 
   @Test
+  void accumulatedGradientsShouldTravelThroughTheShardsToo() throws Exception {
+    List<Rank> zero = train(3, r -> ZeroModels.model("cg", "adam"), 0, 3, true, null, true);
+    List<Rank> plain = train(3, r -> ZeroModels.model("cg", "adam"), 0, 3, false, null, true);
+    for (int r = 0; r < 3; r++) {
+      assertThat(zero.get(r).params()).isEqualTo(zero.get(0).params());
+      assertClose(zero.get(r).params(), plain.get(r).params(), 1e-5, "rank " + r + " vs plain DDP");
+    }
+  }
+
+  @Test
+  void ddp4jZeroShouldTurnItOnAndBeOffByDefault() {
+    assertThat(DdpOptions.defaults().zeroRedundancy()).isFalse();
+    assertThat(DdpOptions.fromEnvironment(Settings.empty()).zeroRedundancy()).isFalse();
+    DdpOptions on = DdpOptions.fromEnvironment(Settings.of(Map.of("DDP4J_ZERO", "1")));
+    assertThat(on.zeroRedundancy()).isTrue();
+    assertThat(on.toBuilder().syncBatchNorm(true).build().zeroRedundancy()).isTrue();
+    assertThat(on.toString()).contains("zeroRedundancy=true");
+  }
+
+  @Test
   void aCommHookOtherThanTheDefaultShouldBeRefusedWithTheFix() throws Exception {
     try (ProcessGroup group = group(new InMemoryStore(), 0, 1)) {
       DdpOptions options = options(true).toBuilder().commHook(CommHooks.fp16Compress()).build();
@@ -240,6 +289,33 @@ class ZeroRedundancyTest {
               "zeroRedundancy with commHook fp16: ZeRO-1 reduce-scatters the gradients itself, so"
                   + " no comm hook applies (use the default CommHooks.allReduce(), or turn"
                   + " zeroRedundancy off)");
+    }
+  }
+
+  @Test
+  void anUpdaterWhoseStateCannotBeSlicedShouldBeRefusedWithTheFix() throws Exception {
+    MultiLayerNetwork net =
+        new MultiLayerNetwork(
+            new NeuralNetConfiguration.Builder()
+                .dataType(DataType.FLOAT)
+                .updater(new StepCountingSgd())
+                .list()
+                .layer(
+                    new OutputLayer.Builder(LossFunctions.LossFunction.MSE)
+                        .nIn(4)
+                        .nOut(1)
+                        .activation(Activation.IDENTITY)
+                        .build())
+                .build());
+    net.init();
+    try (ProcessGroup group = group(new InMemoryStore(), 0, 1)) {
+      assertThatThrownBy(() -> wrap(net, group, options(true)))
+          .isInstanceOf(ConfigException.class)
+          .hasMessage(
+              "zeroRedundancy: the updater StepCountingSgd of layer 'layer0' keeps 7 state elements"
+                  + " for 5 parameters, not a whole multiple of them, so its state cannot be sharded"
+                  + " (use a DL4J updater such as Adam, Nesterovs or Sgd, or turn zeroRedundancy"
+                  + " off)");
     }
   }
 
