@@ -14,37 +14,17 @@ import jcuda.driver.CUstream;
  * writing only into its ring successor, over IPC or a {@link HostHop}) where some pair has none or
  * {@code DDP4J_ALGO=ring} asks for the ring. Where every pair has peer access it also holds the
  * copy-engine mailbox ({@link MailboxCollectives}) of point-to-point and the rooted collectives.
+ *
+ * @param collectives null where the ring kernels run every collective
+ * @param mailbox null where some pair lacks peer access (a ring-only group)
  */
-final class PeerRoute implements CudaRoute {
-
-  private final String name;
-  private final AllReduceLauncher launcher;
-
-  /** Null where the ring kernels run every collective. */
-  private final CollectiveLauncher collectives;
-
-  private final Completion done;
-
-  /** Null where some pair lacks peer access (a ring-only group). */
-  private final MailboxCollectives mailbox;
-
-  PeerRoute(
-      String name,
-      AllReduceLauncher launcher,
-      CollectiveLauncher collectives,
-      MailboxCollectives mailbox,
-      Completion done) {
-    this.name = name;
-    this.launcher = launcher;
-    this.collectives = collectives;
-    this.mailbox = mailbox;
-    this.done = done;
-  }
-
-  @Override
-  public MailboxCollectives mailbox() {
-    return mailbox;
-  }
+record PeerRoute(
+    String name,
+    AllReduceLauncher launcher,
+    CollectiveLauncher collectives,
+    MailboxCollectives mailbox,
+    Completion done)
+    implements CudaRoute {
 
   @Override
   public Work allReduce(
@@ -92,11 +72,6 @@ final class PeerRoute implements CudaRoute {
   public Work barrier(DeviceBuffer word, CUstream stream, Supplier<String> what) {
     launcher.reduce(word, word, ReduceOp.SUM, stream);
     return done.after(stream, what);
-  }
-
-  @Override
-  public String name() {
-    return name;
   }
 
   @Override

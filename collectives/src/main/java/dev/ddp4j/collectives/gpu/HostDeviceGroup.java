@@ -51,11 +51,7 @@ public final class HostDeviceGroup implements DeviceGroup {
 
   private final DeviceGroup device;
   // What the host half is made of (collective: every rank makes it at the same call).
-  private final WorkerEnvironment worker;
-  private final Store hostStore;
-  private final Duration hostTimeout;
-  private final CpuGroupOptions hostOptions;
-  private final String hostName;
+  private final HostHalf hostHalf;
   private final List<HostDeviceGroup> subgroups = new ArrayList<>();
   private ProcessGroup host;
   private RuntimeException hostFailure;
@@ -64,25 +60,37 @@ public final class HostDeviceGroup implements DeviceGroup {
   private Store ownedStore;
 
   /**
-   * @param device the device half, which this group owns from now on
-   * @param worker this rank in the group, for the host half
-   * @param hostStore the host half's store
-   * @param hostTimeout the host half's timeout
-   * @param hostName the host half's name, the same on every rank and unique in {@code hostStore}
+   * How to make a host half: a cpu group of {@code worker} over {@code store}, named {@code name}
+   * (the same on every rank and unique in {@code store}).
    */
-  private HostDeviceGroup(
-      DeviceGroup device,
+  private record HostHalf(
       WorkerEnvironment worker,
-      Store hostStore,
-      Duration hostTimeout,
-      CpuGroupOptions hostOptions,
-      String hostName) {
+      Store store,
+      Duration timeout,
+      CpuGroupOptions options,
+      String name) {
+
+    ProcessGroup start() {
+      return CpuProcessGroup.create(worker, store, timeout, options, name);
+    }
+
+    /** The host half of {@code sub}, a subgroup of the group this describes the host half of. */
+    HostHalf of(ProcessGroup sub) {
+      return new HostHalf(
+          Subgroups.memberWorker(worker, sub.rank(), sub.size()),
+          sub.store(),
+          timeout,
+          options,
+          "host");
+    }
+  }
+
+  /**
+   * @param device the device half, which this group owns from now on
+   */
+  private HostDeviceGroup(DeviceGroup device, HostHalf hostHalf) {
     this.device = device;
-    this.worker = worker;
-    this.hostStore = hostStore;
-    this.hostTimeout = hostTimeout;
-    this.hostOptions = hostOptions;
-    this.hostName = hostName;
+    this.hostHalf = hostHalf;
   }
 
   /**
@@ -98,7 +106,7 @@ public final class HostDeviceGroup implements DeviceGroup {
     // Groups are made in the same order on every rank, so the n-th name is one group's everywhere.
     String name = "host-of-" + device.backend() + HOST_HALVES_IN_THIS_JVM.getAndIncrement();
     CpuGroupOptions options = CpuGroupOptions.from(settings).withoutForcedAlgorithm();
-    return new HostDeviceGroup(device, worker, store, timeout, options, name);
+    return new HostDeviceGroup(device, new HostHalf(worker, store, timeout, options, name));
   }
 
   /** The device half (for benches and tests that need the cuda or nccl group itself). */
@@ -119,7 +127,7 @@ public final class HostDeviceGroup implements DeviceGroup {
     }
     if (host == null && hostFailure == null) {
       try {
-        host = CpuProcessGroup.create(worker, hostStore, hostTimeout, hostOptions, hostName);
+        host = hostHalf.start();
       } catch (RuntimeException e) {
         hostFailure = e;
       }
@@ -153,14 +161,7 @@ public final class HostDeviceGroup implements DeviceGroup {
 
   /** {@code sub} (the device half's subgroup) with a host half over its store, made when needed. */
   private ProcessGroup withHostHalf(ProcessGroup sub) {
-    HostDeviceGroup both =
-        new HostDeviceGroup(
-            (DeviceGroup) sub,
-            Subgroups.memberWorker(worker, sub.rank(), sub.size()),
-            sub.store(),
-            hostTimeout,
-            hostOptions,
-            "host");
+    HostDeviceGroup both = new HostDeviceGroup((DeviceGroup) sub, hostHalf.of(sub));
     synchronized (this) {
       subgroups.add(both);
     }

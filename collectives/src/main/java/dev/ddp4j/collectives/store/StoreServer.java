@@ -205,10 +205,10 @@ public final class StoreServer implements AutoCloseable {
   private static StoreServer start(
       String host, int port, ServerSocketChannel bound, String secret, Limits limits) {
     StoreAuth.warmUp(secret);
-    StoreState state = new StoreState();
-    ReplyCache cache = new ReplyCache();
     HandshakeGuard guard =
         new HandshakeGuard(limits.handshakeTimeoutMs(), limits.maxUnauthenticated(), WARN);
+    StoreServerHandler.Shared shared =
+        new StoreServerHandler.Shared(new StoreState(), secret, new ReplyCache(), guard);
     int threads = Math.max(2, Math.min(4, Runtime.getRuntime().availableProcessors()));
     EventLoopGroup loops =
         new MultiThreadIoEventLoopGroup(
@@ -236,9 +236,7 @@ public final class StoreServer implements AutoCloseable {
                     clients.add(ch);
                     guard.admit(ch);
                     StoreFrameDecoder frames = new StoreFrameDecoder(limits.maxFrameBytes());
-                    ch.pipeline()
-                        .addLast(frames)
-                        .addLast(new StoreServerHandler(state, secret, cache, guard, frames));
+                    ch.pipeline().addLast(frames).addLast(new StoreServerHandler(shared, frames));
                   }
                 });
     try {

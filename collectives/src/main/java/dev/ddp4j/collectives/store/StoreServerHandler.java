@@ -32,16 +32,14 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
   private long clientId;
   private boolean authenticated;
 
-  StoreServerHandler(
-      StoreState state,
-      String secret,
-      ReplyCache replyCache,
-      HandshakeGuard guard,
-      StoreFrameDecoder frames) {
-    this.state = state;
-    this.secret = secret;
-    this.replyCache = replyCache;
-    this.guard = guard;
+  /** What every connection of one server shares: made once per server. */
+  record Shared(StoreState state, String secret, ReplyCache replyCache, HandshakeGuard guard) {}
+
+  StoreServerHandler(Shared server, StoreFrameDecoder frames) {
+    this.state = server.state();
+    this.secret = server.secret();
+    this.replyCache = server.replyCache();
+    this.guard = server.guard();
     this.frames = frames;
   }
 

@@ -27,21 +27,29 @@ public final class DirectPeers implements AutoCloseable {
   private final CrossMemory memory = new CrossMemory();
   private long reducedBytes; // of this rank's blocks, over all collectives: only grows
 
+  /**
+   * The {@code size} peers that map each other's control blocks through {@code shm}; reads use
+   * cross-memory attach for {@code config}'s sizes if {@code crossMemory} (every rank passed the
+   * probe).
+   */
   private DirectPeers(
       int rank,
-      long[] control,
-      int[] pids,
-      long minBytes,
-      long maxBytes,
+      int size,
+      ShmLinks shm,
+      TransportConfig config,
       boolean crossMemory,
       SharedHostMemory shared) {
-    this.maxBytes = maxBytes;
+    this.rank = rank;
+    this.control = new long[size];
+    this.pids = new int[size];
+    for (int r = 0; r < size; r++) {
+      control[r] = shm.control(r);
+      pids[r] = (int) shm.pid(r);
+    }
+    this.minBytes = config.cmaMinBytes();
+    this.maxBytes = config.cmaMaxBytes();
     this.crossMemory = crossMemory;
     this.shared = shared;
-    this.rank = rank;
-    this.control = control;
-    this.pids = pids;
-    this.minBytes = minBytes;
   }
 
   /**
@@ -111,21 +119,7 @@ public final class DirectPeers implements AutoCloseable {
       }
     }
     String note = yama == null ? "" : " (" + yama + ")";
-    long[] control = new long[size];
-    int[] pids = new int[size];
-    for (int r = 0; r < size; r++) {
-      control[r] = shm.control(r);
-      pids[r] = (int) shm.pid(r);
-    }
-    DirectPeers peers =
-        new DirectPeers(
-            rank,
-            control,
-            pids,
-            config.cmaMinBytes(),
-            config.cmaMaxBytes(),
-            refusal == null,
-            shared);
+    DirectPeers peers = new DirectPeers(rank, size, shm, config, refusal == null, shared);
     if (refusal != null) {
       return new Decision(peers, refusal + note, tried);
     }
