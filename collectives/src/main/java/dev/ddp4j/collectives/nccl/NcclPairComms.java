@@ -54,28 +54,30 @@ final class NcclPairComms implements PairTransport {
 
   @Override
   public void send(DeviceBuffer b, int peer, CUstream stream) {
-    NcclComm c = comm(rank, peer);
-    int type = NcclTypes.dataType(b.dataType());
-    int rc;
-    synchronized (c.lock()) {
-      requireUsable(c, peer);
-      rc =
-          NcclDirect.ncclSend(b.devicePointer(), b.count(), type, 1, c.handle(), Cu.handle(stream));
-    }
-    settle(c, rc, "ncclSend to rank " + peer, peer);
+    transfer(b, peer, stream, true);
   }
 
   @Override
   public void receive(DeviceBuffer b, int peer, CUstream stream) {
-    NcclComm c = comm(peer, rank);
+    transfer(b, peer, stream, false);
+  }
+
+  /** On the pair's communicator of this direction, where this rank is 0 when it sends. */
+  private void transfer(DeviceBuffer b, int peer, CUstream stream, boolean send) {
+    NcclComm c = send ? comm(rank, peer) : comm(peer, rank);
     int type = NcclTypes.dataType(b.dataType());
+    long p = b.devicePointer();
     int rc;
     synchronized (c.lock()) {
       requireUsable(c, peer);
+      long h = c.handle();
+      long s = Cu.handle(stream);
       rc =
-          NcclDirect.ncclRecv(b.devicePointer(), b.count(), type, 0, c.handle(), Cu.handle(stream));
+          send
+              ? NcclDirect.ncclSend(p, b.count(), type, 1, h, s)
+              : NcclDirect.ncclRecv(p, b.count(), type, 0, h, s);
     }
-    settle(c, rc, "ncclRecv from rank " + peer, peer);
+    settle(c, rc, send ? "ncclSend to rank " + peer : "ncclRecv from rank " + peer, peer);
   }
 
   private void requireUsable(NcclComm c, int peer) {

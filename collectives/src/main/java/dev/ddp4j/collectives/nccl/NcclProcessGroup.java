@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
+import java.util.function.IntUnaryOperator;
 import java.util.function.Supplier;
 import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
@@ -317,75 +318,58 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
   @Override
   public Work gather(TensorBuffer input, TensorBuffer output, int root) {
     CollectiveChecks.gather(input, output, root, rank, size);
-    DeviceBuffer in = deviceBuffer("gather", input);
-    DeviceBuffer out = rank == root ? deviceBuffer("gather", output) : null;
-    if (out != null) {
-      DeviceBuffers.blockOrDisjoint("gather", rank, in, out);
-    }
-    int type = NcclTypes.dataType(in.dataType());
-    long n = in.count();
-    long bytes = in.sizeBytes();
-    return run(
-        "gather",
-        in.stream(),
-        n,
-        () -> "gather(" + n + " " + in.dataType() + ", root " + root + ")",
-        (c, s) -> {
-          if (out == null) {
-            return grouped(() -> NcclDirect.ncclSend(in.devicePointer(), n, type, root, c, s));
-          }
-          localCopy(out.devicePointer() + rank * bytes, in.devicePointer(), bytes, s);
-          return grouped(
-              () -> {
-                int first = NcclTypes.SUCCESS;
-                for (int r = 0; r < size; r++) {
-                  if (r != rank) {
-                    first =
-                        firstError(
-                            first,
-                            NcclDirect.ncclRecv(out.devicePointer() + r * bytes, n, type, r, c, s));
-                  }
-                }
-                return first;
-              });
-        });
+    return rootedBlocks("gather", input, output, root, true);
   }
 
   /** Grouped sends from root and receives elsewhere; root copies its own block. */
   @Override
   public Work scatter(TensorBuffer input, TensorBuffer output, int root) {
     CollectiveChecks.scatter(input, output, root, rank, size);
-    DeviceBuffer out = deviceBuffer("scatter", output);
-    DeviceBuffer in = rank == root ? deviceBuffer("scatter", input) : null;
-    if (in != null) {
-      DeviceBuffers.blockOrDisjoint("scatter", rank, out, in);
+    return rootedBlocks("scatter", output, input, root, false);
+  }
+
+  /**
+   * Gather ({@code toRoot}: every rank's {@code blockBuffer} into block {@code r} of root's {@code
+   * wholeBuffer}) or scatter (the other way): the peers' blocks in one NCCL group, root's own block
+   * a local copy. {@code wholeBuffer} is read only on root.
+   */
+  private Work rootedBlocks(
+      String op, TensorBuffer blockBuffer, TensorBuffer wholeBuffer, int root, boolean toRoot) {
+    DeviceBuffer block = deviceBuffer(op, blockBuffer);
+    DeviceBuffer whole = rank == root ? deviceBuffer(op, wholeBuffer) : null;
+    if (whole != null) {
+      DeviceBuffers.blockOrDisjoint(op, rank, block, whole);
     }
-    int type = NcclTypes.dataType(out.dataType());
-    long n = out.count();
-    long bytes = out.sizeBytes();
+    int type = NcclTypes.dataType(block.dataType());
+    long n = block.count();
+    long bytes = block.sizeBytes();
+    long mine = block.devicePointer();
     return run(
-        "scatter",
-        out.stream(),
+        op,
+        block.stream(),
         n,
-        () -> "scatter(" + n + " " + out.dataType() + ", root " + root + ")",
+        () -> op + "(" + n + " " + block.dataType() + ", root " + root + ")",
         (c, s) -> {
-          if (in == null) {
-            return grouped(() -> NcclDirect.ncclRecv(out.devicePointer(), n, type, root, c, s));
+          if (whole == null) {
+            return grouped(
+                () ->
+                    toRoot
+                        ? NcclDirect.ncclSend(mine, n, type, root, c, s)
+                        : NcclDirect.ncclRecv(mine, n, type, root, c, s));
           }
-          localCopy(out.devicePointer(), in.devicePointer() + rank * bytes, bytes, s);
+          long w = whole.devicePointer();
+          if (toRoot) {
+            localCopy(w + rank * bytes, mine, bytes, s);
+          } else {
+            localCopy(mine, w + rank * bytes, bytes, s);
+          }
           return grouped(
-              () -> {
-                int first = NcclTypes.SUCCESS;
-                for (int r = 0; r < size; r++) {
-                  if (r != rank) {
-                    first =
-                        firstError(
-                            first,
-                            NcclDirect.ncclSend(in.devicePointer() + r * bytes, n, type, r, c, s));
-                  }
-                }
-                return first;
-              });
+              () ->
+                  eachPeer(
+                      r ->
+                          toRoot
+                              ? NcclDirect.ncclRecv(w + r * bytes, n, type, r, c, s)
+                              : NcclDirect.ncclSend(w + r * bytes, n, type, r, c, s)));
         });
   }
 
@@ -405,24 +389,17 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
         in.count(),
         () -> "allToAll(" + in.count() + " " + in.dataType() + ")",
         (c, s) -> {
-          localCopy(
-              out.devicePointer() + rank * bytes, in.devicePointer() + rank * bytes, bytes, s);
+          long i = in.devicePointer();
+          long o = out.devicePointer();
+          localCopy(o + rank * bytes, i + rank * bytes, bytes, s);
+          // Both calls of a peer run (Java evaluates both arguments); the first error is kept.
           return grouped(
-              () -> {
-                int first = NcclTypes.SUCCESS;
-                for (int r = 0; r < size; r++) {
-                  if (r != rank) {
-                    long at = r * bytes;
-                    first =
-                        firstError(
-                            first, NcclDirect.ncclSend(in.devicePointer() + at, n, type, r, c, s));
-                    first =
-                        firstError(
-                            first, NcclDirect.ncclRecv(out.devicePointer() + at, n, type, r, c, s));
-                  }
-                }
-                return first;
-              });
+              () ->
+                  eachPeer(
+                      r ->
+                          firstError(
+                              NcclDirect.ncclSend(i + r * bytes, n, type, r, c, s),
+                              NcclDirect.ncclRecv(o + r * bytes, n, type, r, c, s))));
         });
   }
 
@@ -435,6 +412,17 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
     int first = calls.getAsInt();
     int end = NcclDirect.ncclGroupEnd();
     return first != NcclTypes.SUCCESS ? first : end;
+  }
+
+  /** {@code call} for every peer of this rank in rank order: the first error, else success. */
+  private int eachPeer(IntUnaryOperator call) {
+    int first = NcclTypes.SUCCESS;
+    for (int r = 0; r < size; r++) {
+      if (r != rank) {
+        first = firstError(first, call.applyAsInt(r));
+      }
+    }
+    return first;
   }
 
   private static int firstError(int first, int rc) {
