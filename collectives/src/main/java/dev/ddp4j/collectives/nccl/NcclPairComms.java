@@ -5,6 +5,7 @@ import dev.ddp4j.DdpTimeoutException;
 import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.Store;
 import dev.ddp4j.collectives.gpu.Cu;
+import dev.ddp4j.collectives.gpu.GroupRank;
 import dev.ddp4j.collectives.gpu.PairTransport;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,18 +38,12 @@ final class NcclPairComms implements PairTransport {
   /**
    * @param stopped true once the group was aborted: polls give up
    */
-  NcclPairComms(
-      NcclLibrary lib,
-      int rank,
-      Store store,
-      String prefix,
-      Duration timeout,
-      BooleanSupplier stopped) {
+  NcclPairComms(NcclLibrary lib, GroupRank me, String prefix, BooleanSupplier stopped) {
     this.lib = lib;
-    this.rank = rank;
-    this.store = store;
+    this.rank = me.rank();
+    this.store = me.store();
+    this.timeout = me.timeout();
     this.prefix = prefix + "/p2p/";
-    this.timeout = timeout;
     this.stopped = stopped;
   }
 

@@ -85,10 +85,9 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
       this.lib = NcclLibrary.load();
       this.comm = join(lib, peers, size, id, rank, timeout, peerGaveUp);
       this.watchdog = new NcclWatchdog(this, comm, peers, timeout, log, rank);
-      this.pairs = new NcclPairComms(lib, rank, store, prefix, timeout, () -> failure != null);
-      this.p2p =
-          new PointToPoint(
-              "nccl", new GroupRank(rank, size, store, timeout), prefix, gpu, pairs, this::failure);
+      GroupRank me = new GroupRank(rank, size, store, timeout);
+      this.pairs = new NcclPairComms(lib, me, prefix, () -> failure != null);
+      this.p2p = new PointToPoint("nccl", me, prefix, gpu, pairs, this::failure);
       watchdog.start();
     } catch (RuntimeException | Error e) {
       gpu.release();

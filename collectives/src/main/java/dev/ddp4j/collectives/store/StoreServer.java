@@ -99,16 +99,12 @@ public final class StoreServer implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private StoreServer(
-      EventLoopGroup loops,
-      Channel serverChannel,
-      ChannelGroup clients,
-      InetSocketAddress a,
-      HandshakeGuard guard) {
+      EventLoopGroup loops, Channel serverChannel, ChannelGroup clients, HandshakeGuard guard) {
     this.loops = loops;
     this.serverChannel = serverChannel;
     this.clients = clients;
-    this.address = a;
     this.guard = guard;
+    this.address = (InetSocketAddress) serverChannel.localAddress();
   }
 
   /**
@@ -264,7 +260,7 @@ public final class StoreServer implements AutoCloseable {
               ACCEPT_RETRY_MS,
               ACCEPT_RETRY_MS,
               TimeUnit.MILLISECONDS);
-      return new StoreServer(loops, ch, clients, (InetSocketAddress) ch.localAddress(), guard);
+      return new StoreServer(loops, ch, clients, guard);
     } catch (Exception e) { // Netty rethrows the checked BindException undeclared
       loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
       throw bindFailed(host, port, e);
