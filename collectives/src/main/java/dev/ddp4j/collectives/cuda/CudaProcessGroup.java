@@ -3,10 +3,8 @@ package dev.ddp4j.collectives.cuda;
 import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.Store;
-import dev.ddp4j.TensorBuffer;
 import dev.ddp4j.Work;
 import dev.ddp4j.WorkerEnvironment;
-import dev.ddp4j.collectives.gpu.DeviceBuffers;
 import dev.ddp4j.collectives.gpu.DeviceGroup;
 import dev.ddp4j.collectives.gpu.GroupDevice;
 import dev.ddp4j.collectives.gpu.PointToPoint;
@@ -16,11 +14,11 @@ import dev.ddp4j.collectives.group.Subgroups;
 import dev.ddp4j.collectives.log.DebugLog;
 import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.stall.StallInspector;
-import dev.ddp4j.spi.CollectiveChecks;
 import dev.ddp4j.spi.Settings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import jcuda.driver.CUstream;
 
 /**
@@ -175,55 +173,25 @@ public final class CudaProcessGroup extends StreamOrderedGroup {
   }
 
   @Override
-  public Work allReduce(TensorBuffer input, TensorBuffer output, ReduceOp op) {
-    CollectiveChecks.sameShape("allReduce", input, output);
-    DeviceBuffer in = deviceBuffer("allReduce", input);
-    DeviceBuffer out = deviceBuffer("allReduce", output);
-    CUstream stream = begin(in.stream());
-    return route.allReduce(
-        in,
-        out,
-        op,
-        stream,
-        () -> "allReduce(" + in.count() + " " + in.dataType() + ", " + op + ")");
+  protected Work runAllReduce(
+      DeviceBuffer in, DeviceBuffer out, ReduceOp op, Supplier<String> what) {
+    return route.allReduce(in, out, op, begin(in.stream()), what);
   }
 
   @Override
-  public Work broadcast(TensorBuffer buffer, int root) {
-    CollectiveChecks.root("broadcast", root, size);
-    DeviceBuffer b = deviceBuffer("broadcast", buffer);
-    CUstream stream = begin(b.stream());
-    return route.broadcast(
-        b,
-        root,
-        stream,
-        () -> "broadcast(" + b.count() + " " + b.dataType() + ", root " + root + ")");
+  protected Work runBroadcast(DeviceBuffer b, int root, Supplier<String> what) {
+    return route.broadcast(b, root, begin(b.stream()), what);
   }
 
   @Override
-  public Work allGather(TensorBuffer input, TensorBuffer output) {
-    CollectiveChecks.gathered("allGather", input, output, size);
-    DeviceBuffer in = deviceBuffer("allGather", input);
-    DeviceBuffer out = deviceBuffer("allGather", output);
-    DeviceBuffers.blockOrDisjoint("allGather", rank, in, out);
-    CUstream stream = begin(out.stream());
-    return route.allGather(
-        in, out, stream, () -> "allGather(" + input.count() + " " + input.dataType() + ")");
+  protected Work runAllGather(DeviceBuffer in, DeviceBuffer out, Supplier<String> what) {
+    return route.allGather(in, out, begin(out.stream()), what);
   }
 
   @Override
-  public Work reduceScatter(TensorBuffer input, TensorBuffer output, ReduceOp op) {
-    CollectiveChecks.gathered("reduceScatter", output, input, size);
-    DeviceBuffer in = deviceBuffer("reduceScatter", input);
-    DeviceBuffer out = deviceBuffer("reduceScatter", output);
-    DeviceBuffers.blockOrDisjoint("reduceScatter", rank, out, in);
-    CUstream stream = begin(in.stream());
-    return route.reduceScatter(
-        in,
-        out,
-        op,
-        stream,
-        () -> "reduceScatter(" + output.count() + " " + output.dataType() + ", " + op + ")");
+  protected Work runReduceScatter(
+      DeviceBuffer in, DeviceBuffer out, ReduceOp op, Supplier<String> what) {
+    return route.reduceScatter(in, out, op, begin(in.stream()), what);
   }
 
   @Override
@@ -234,28 +202,14 @@ public final class CudaProcessGroup extends StreamOrderedGroup {
   }
 
   /**
-   * Sends over the peer's IPC mailbox with the copy engine ({@link PeerMailbox}), on a stream of
-   * this pair's own after the work queued on the buffer's stream ({@link PointToPoint}).
+   * Messages go over the peer's IPC mailbox with the copy engine ({@link PeerMailbox}), on a stream
+   * of this pair's own after the work queued on the buffer's stream ({@link PointToPoint}).
    *
    * @throws UnsupportedOperationException where some pair of the group has no peer path and the
    *     group is not host-staged
    */
   @Override
-  public Work isend(TensorBuffer buffer, int dst) {
-    CollectiveChecks.peer("isend", dst, rank, size);
-    DeviceBuffer b = deviceBuffer("isend", buffer);
-    return pointToPoint("isend").isend(b, dst);
-  }
-
-  /** Receives out of this rank's mailbox, as {@link #isend}. */
-  @Override
-  public Work irecv(TensorBuffer buffer, int src) {
-    CollectiveChecks.peer("irecv", src, rank, size);
-    DeviceBuffer b = deviceBuffer("irecv", buffer);
-    return pointToPoint("irecv").irecv(b, src);
-  }
-
-  private PointToPoint pointToPoint(String op) {
+  protected PointToPoint pointToPoint(String op) {
     if (p2p == null) {
       throw new UnsupportedOperationException(
           op
@@ -271,61 +225,23 @@ public final class CudaProcessGroup extends StreamOrderedGroup {
 
   /** An all-reduce into root's buffer (a temporary elsewhere), {@link RootedCollectives}. */
   @Override
-  public Work reduce(TensorBuffer buffer, int root, ReduceOp op) {
-    CollectiveChecks.root("reduce", root, size);
-    DeviceBuffer b = deviceBuffer("reduce", buffer);
-    CUstream stream = begin(b.stream());
-    return rooted.reduce(
-        b,
-        root,
-        op,
-        stream,
-        () -> "reduce(" + b.count() + " " + b.dataType() + ", " + op + ", root " + root + ")");
+  protected Work runReduce(DeviceBuffer b, int root, ReduceOp op, Supplier<String> what) {
+    return rooted.reduce(b, root, op, begin(b.stream()), what);
   }
 
   @Override
-  public Work gather(TensorBuffer input, TensorBuffer output, int root) {
-    CollectiveChecks.gather(input, output, root, rank, size);
-    DeviceBuffer in = deviceBuffer("gather", input);
-    DeviceBuffer out = rank == root ? deviceBuffer("gather", output) : null;
-    if (out != null) {
-      DeviceBuffers.blockOrDisjoint("gather", rank, in, out);
-    }
-    CUstream stream = begin(in.stream());
-    return rooted.gather(
-        in,
-        out,
-        root,
-        stream,
-        () -> "gather(" + in.count() + " " + in.dataType() + ", root " + root + ")");
+  protected Work runGather(DeviceBuffer in, DeviceBuffer out, int root, Supplier<String> what) {
+    return rooted.gather(in, out, root, begin(in.stream()), what);
   }
 
   @Override
-  public Work scatter(TensorBuffer input, TensorBuffer output, int root) {
-    CollectiveChecks.scatter(input, output, root, rank, size);
-    DeviceBuffer out = deviceBuffer("scatter", output);
-    DeviceBuffer in = rank == root ? deviceBuffer("scatter", input) : null;
-    if (in != null) {
-      DeviceBuffers.blockOrDisjoint("scatter", rank, out, in);
-    }
-    CUstream stream = begin(out.stream());
-    return rooted.scatter(
-        in,
-        out,
-        root,
-        stream,
-        () -> "scatter(" + out.count() + " " + out.dataType() + ", root " + root + ")");
+  protected Work runScatter(DeviceBuffer in, DeviceBuffer out, int root, Supplier<String> what) {
+    return rooted.scatter(in, out, root, begin(out.stream()), what);
   }
 
   @Override
-  public Work allToAll(TensorBuffer input, TensorBuffer output) {
-    CollectiveChecks.allToAll(input, output, size);
-    DeviceBuffer in = deviceBuffer("allToAll", input);
-    DeviceBuffer out = deviceBuffer("allToAll", output);
-    DeviceBuffers.disjoint("allToAll", in, out);
-    CUstream stream = begin(out.stream());
-    return rooted.allToAll(
-        in, out, stream, () -> "allToAll(" + in.count() + " " + in.dataType() + ")");
+  protected Work runAllToAll(DeviceBuffer in, DeviceBuffer out, Supplier<String> what) {
+    return rooted.allToAll(in, out, begin(out.stream()), what);
   }
 
   /** Orders this call after the previous one ({@link StreamOrder}), retiring finished works. */

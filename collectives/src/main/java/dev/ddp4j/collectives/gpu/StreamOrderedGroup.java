@@ -3,19 +3,24 @@ package dev.ddp4j.collectives.gpu;
 import dev.ddp4j.DdpException;
 import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.ProcessGroup;
+import dev.ddp4j.ReduceOp;
 import dev.ddp4j.Store;
 import dev.ddp4j.TensorBuffer;
+import dev.ddp4j.Work;
 import dev.ddp4j.collectives.group.Subgroups;
+import dev.ddp4j.spi.CollectiveChecks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import jcuda.driver.CUcontext;
 
 /**
  * What the {@code cuda} and {@code nccl} groups share: a rank of {@code size} on one GPU ({@link
  * GroupDevice}), collectives ordered across the callers' streams and completing through events
- * ({@link StreamOrder}), the check that a buffer lives on this GPU, and a close that frees the
+ * ({@link StreamOrder}), every collective's argument checks (one place for both: the backend gets
+ * checked device buffers), the check that a buffer lives on this GPU, and a close that frees the
  * device's parts once the backend has stopped its collectives. The backend says how the data moves.
  */
 public abstract class StreamOrderedGroup implements DeviceGroup {
@@ -118,6 +123,139 @@ public abstract class StreamOrderedGroup implements DeviceGroup {
     }
     return DeviceBuffers.on(backend, op, rank, gpu.index(), b);
   }
+
+  // The collectives: checked here once for both backends, each run by the backend on the stream
+  // of the buffer named (the one whose work it orders after), with what it is for messages.
+
+  @Override
+  public final Work allReduce(TensorBuffer input, TensorBuffer output, ReduceOp op) {
+    CollectiveChecks.sameShape("allReduce", input, output);
+    DeviceBuffer in = deviceBuffer("allReduce", input);
+    DeviceBuffer out = deviceBuffer("allReduce", output);
+    return runAllReduce(
+        in, out, op, () -> "allReduce(" + in.count() + " " + in.dataType() + ", " + op + ")");
+  }
+
+  @Override
+  public final Work broadcast(TensorBuffer buffer, int root) {
+    CollectiveChecks.root("broadcast", root, size);
+    DeviceBuffer b = deviceBuffer("broadcast", buffer);
+    return runBroadcast(
+        b, root, () -> "broadcast(" + b.count() + " " + b.dataType() + ", root " + root + ")");
+  }
+
+  @Override
+  public final Work allGather(TensorBuffer input, TensorBuffer output) {
+    CollectiveChecks.gathered("allGather", input, output, size);
+    DeviceBuffer in = deviceBuffer("allGather", input);
+    DeviceBuffer out = deviceBuffer("allGather", output);
+    DeviceBuffers.blockOrDisjoint("allGather", rank, in, out);
+    return runAllGather(in, out, () -> "allGather(" + in.count() + " " + in.dataType() + ")");
+  }
+
+  @Override
+  public final Work reduceScatter(TensorBuffer input, TensorBuffer output, ReduceOp op) {
+    CollectiveChecks.gathered("reduceScatter", output, input, size);
+    DeviceBuffer in = deviceBuffer("reduceScatter", input);
+    DeviceBuffer out = deviceBuffer("reduceScatter", output);
+    DeviceBuffers.blockOrDisjoint("reduceScatter", rank, out, in);
+    return runReduceScatter(
+        in, out, op, () -> "reduceScatter(" + out.count() + " " + out.dataType() + ", " + op + ")");
+  }
+
+  @Override
+  public final Work isend(TensorBuffer buffer, int dst) {
+    CollectiveChecks.peer("isend", dst, rank, size);
+    DeviceBuffer b = deviceBuffer("isend", buffer);
+    return pointToPoint("isend").isend(b, dst);
+  }
+
+  @Override
+  public final Work irecv(TensorBuffer buffer, int src) {
+    CollectiveChecks.peer("irecv", src, rank, size);
+    DeviceBuffer b = deviceBuffer("irecv", buffer);
+    return pointToPoint("irecv").irecv(b, src);
+  }
+
+  @Override
+  public final Work reduce(TensorBuffer buffer, int root, ReduceOp op) {
+    CollectiveChecks.root("reduce", root, size);
+    DeviceBuffer b = deviceBuffer("reduce", buffer);
+    return runReduce(
+        b,
+        root,
+        op,
+        () -> "reduce(" + b.count() + " " + b.dataType() + ", " + op + ", root " + root + ")");
+  }
+
+  @Override
+  public final Work gather(TensorBuffer input, TensorBuffer output, int root) {
+    CollectiveChecks.gather(input, output, root, rank, size);
+    DeviceBuffer in = deviceBuffer("gather", input);
+    DeviceBuffer out = rootOnly("gather", in, output, root);
+    return runGather(
+        in, out, root, () -> "gather(" + in.count() + " " + in.dataType() + ", root " + root + ")");
+  }
+
+  @Override
+  public final Work scatter(TensorBuffer input, TensorBuffer output, int root) {
+    CollectiveChecks.scatter(input, output, root, rank, size);
+    DeviceBuffer out = deviceBuffer("scatter", output);
+    DeviceBuffer in = rootOnly("scatter", out, input, root);
+    return runScatter(
+        in,
+        out,
+        root,
+        () -> "scatter(" + out.count() + " " + out.dataType() + ", root " + root + ")");
+  }
+
+  /** Root's whole buffer of a gather or scatter, checked against this rank's block; else null. */
+  private DeviceBuffer rootOnly(String op, DeviceBuffer block, TensorBuffer whole, int root) {
+    if (rank != root) {
+      return null;
+    }
+    DeviceBuffer w = deviceBuffer(op, whole);
+    DeviceBuffers.blockOrDisjoint(op, rank, block, w);
+    return w;
+  }
+
+  @Override
+  public final Work allToAll(TensorBuffer input, TensorBuffer output) {
+    CollectiveChecks.allToAll(input, output, size);
+    DeviceBuffer in = deviceBuffer("allToAll", input);
+    DeviceBuffer out = deviceBuffer("allToAll", output);
+    DeviceBuffers.disjoint("allToAll", in, out);
+    return runAllToAll(in, out, () -> "allToAll(" + in.count() + " " + in.dataType() + ")");
+  }
+
+  /** On {@code in}'s stream. */
+  protected abstract Work runAllReduce(
+      DeviceBuffer in, DeviceBuffer out, ReduceOp op, Supplier<String> what);
+
+  protected abstract Work runBroadcast(DeviceBuffer b, int root, Supplier<String> what);
+
+  /** On {@code out}'s stream. */
+  protected abstract Work runAllGather(DeviceBuffer in, DeviceBuffer out, Supplier<String> what);
+
+  /** On {@code in}'s stream. */
+  protected abstract Work runReduceScatter(
+      DeviceBuffer in, DeviceBuffer out, ReduceOp op, Supplier<String> what);
+
+  /** The backend's point-to-point, or why this group has none ({@code op} for the message). */
+  protected abstract PointToPoint pointToPoint(String op);
+
+  protected abstract Work runReduce(DeviceBuffer b, int root, ReduceOp op, Supplier<String> what);
+
+  /** On {@code in}'s stream; {@code out} is null off root. */
+  protected abstract Work runGather(
+      DeviceBuffer in, DeviceBuffer out, int root, Supplier<String> what);
+
+  /** On {@code out}'s stream; {@code in} is null off root. */
+  protected abstract Work runScatter(
+      DeviceBuffer in, DeviceBuffer out, int root, Supplier<String> what);
+
+  /** On {@code out}'s stream. */
+  protected abstract Work runAllToAll(DeviceBuffer in, DeviceBuffer out, Supplier<String> what);
 
   /**
    * Stops the backend's collectives ({@link #closeCollectives}), then frees the GPU's parts; throws

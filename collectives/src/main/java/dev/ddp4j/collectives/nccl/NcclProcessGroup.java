@@ -6,12 +6,10 @@ import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.PeerFailureException;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.Store;
-import dev.ddp4j.TensorBuffer;
 import dev.ddp4j.Work;
 import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.gpu.Cu;
 import dev.ddp4j.collectives.gpu.CudaWork;
-import dev.ddp4j.collectives.gpu.DeviceBuffers;
 import dev.ddp4j.collectives.gpu.DeviceGroup;
 import dev.ddp4j.collectives.gpu.GroupDevice;
 import dev.ddp4j.collectives.gpu.GroupRank;
@@ -210,98 +208,73 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
   }
 
   @Override
-  public Work allReduce(TensorBuffer input, TensorBuffer output, ReduceOp op) {
-    CollectiveChecks.sameShape("allReduce", input, output);
-    DeviceBuffer in = deviceBuffer("allReduce", input);
-    DeviceBuffer out = deviceBuffer("allReduce", output);
+  protected Work runAllReduce(
+      DeviceBuffer in, DeviceBuffer out, ReduceOp op, Supplier<String> what) {
     int type = NcclTypes.dataType(in.dataType());
     int nop = NcclTypes.redOp(op, size);
     return run(
         "allReduce",
         in.stream(),
         in.count(),
-        () -> "allReduce(" + in.count() + " " + in.dataType() + ", " + op + ")",
+        what,
         (c, s) ->
             NcclDirect.ncclAllReduce(
                 in.devicePointer(), out.devicePointer(), in.count(), type, nop, c, s));
   }
 
   @Override
-  public Work broadcast(TensorBuffer buffer, int root) {
-    CollectiveChecks.root("broadcast", root, size);
-    DeviceBuffer b = deviceBuffer("broadcast", buffer);
+  protected Work runBroadcast(DeviceBuffer b, int root, Supplier<String> what) {
     int type = NcclTypes.dataType(b.dataType());
+    long p = b.devicePointer();
     return run(
         "broadcast",
         b.stream(),
         b.count(),
-        () -> "broadcast(" + b.count() + " " + b.dataType() + ", root " + root + ")",
-        (c, s) ->
-            NcclDirect.ncclBroadcast(
-                b.devicePointer(), b.devicePointer(), b.count(), type, root, c, s));
+        what,
+        (c, s) -> NcclDirect.ncclBroadcast(p, p, b.count(), type, root, c, s));
   }
 
   @Override
-  public Work allGather(TensorBuffer input, TensorBuffer output) {
-    CollectiveChecks.gathered("allGather", input, output, size);
-    DeviceBuffer in = deviceBuffer("allGather", input);
-    DeviceBuffer out = deviceBuffer("allGather", output);
-    DeviceBuffers.blockOrDisjoint("allGather", rank, in, out);
+  protected Work runAllGather(DeviceBuffer in, DeviceBuffer out, Supplier<String> what) {
     int type = NcclTypes.dataType(in.dataType());
     return run(
         "allGather",
         out.stream(),
         in.count(),
-        () -> "allGather(" + in.count() + " " + in.dataType() + ")",
+        what,
         (c, s) ->
             NcclDirect.ncclAllGather(
                 in.devicePointer(), out.devicePointer(), in.count(), type, c, s));
   }
 
   @Override
-  public Work reduceScatter(TensorBuffer input, TensorBuffer output, ReduceOp op) {
-    CollectiveChecks.gathered("reduceScatter", output, input, size);
-    DeviceBuffer in = deviceBuffer("reduceScatter", input);
-    DeviceBuffer out = deviceBuffer("reduceScatter", output);
-    DeviceBuffers.blockOrDisjoint("reduceScatter", rank, out, in);
+  protected Work runReduceScatter(
+      DeviceBuffer in, DeviceBuffer out, ReduceOp op, Supplier<String> what) {
     int type = NcclTypes.dataType(in.dataType());
     int nop = NcclTypes.redOp(op, size);
     return run(
         "reduceScatter",
         in.stream(),
         out.count(),
-        () -> "reduceScatter(" + out.count() + " " + out.dataType() + ", " + op + ")",
+        what,
         (c, s) ->
             NcclDirect.ncclReduceScatter(
                 in.devicePointer(), out.devicePointer(), out.count(), type, nop, c, s));
   }
 
   /**
-   * Sends on this pair's own two-rank communicator ({@link NcclPairComms}), on a stream of its own
-   * after the work queued on the buffer's stream ({@link PointToPoint}).
+   * Messages go on each pair's own two-rank communicator ({@link NcclPairComms}), on a stream of
+   * its own after the work queued on the buffer's stream ({@link PointToPoint}).
    */
   @Override
-  public Work isend(TensorBuffer buffer, int dst) {
-    CollectiveChecks.peer("isend", dst, rank, size);
-    DeviceBuffer b = deviceBuffer("isend", buffer);
-    requireUsable("isend");
-    return p2p.isend(b, dst);
-  }
-
-  /** Receives on this pair's own communicator, as {@link #isend}. */
-  @Override
-  public Work irecv(TensorBuffer buffer, int src) {
-    CollectiveChecks.peer("irecv", src, rank, size);
-    DeviceBuffer b = deviceBuffer("irecv", buffer);
-    requireUsable("irecv");
-    return p2p.irecv(b, src);
+  protected PointToPoint pointToPoint(String op) {
+    requireUsable(op);
+    return p2p;
   }
 
   /** {@code ncclReduce} in place: root's buffer gets the result, the others' stay unchanged. */
   @Override
-  public Work reduce(TensorBuffer buffer, int root, ReduceOp op) {
-    CollectiveChecks.root("reduce", root, size);
-    DeviceBuffer b = deviceBuffer("reduce", buffer);
+  protected Work runReduce(DeviceBuffer b, int root, ReduceOp op, Supplier<String> what) {
     long p = b.devicePointer();
     int type = NcclTypes.dataType(b.dataType());
     int nop = NcclTypes.redOp(op, size);
@@ -309,36 +282,34 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
         "reduce",
         b.stream(),
         b.count(),
-        () -> "reduce(" + b.count() + " " + b.dataType() + ", " + op + ", root " + root + ")",
+        what,
         (c, s) -> NcclDirect.ncclReduce(p, p, b.count(), type, nop, root, c, s));
   }
 
   /** Grouped sends to root and receives on root (ncclGroupStart/End); root copies its own. */
   @Override
-  public Work gather(TensorBuffer input, TensorBuffer output, int root) {
-    CollectiveChecks.gather(input, output, root, rank, size);
-    return rootedBlocks("gather", input, output, root, true);
+  protected Work runGather(DeviceBuffer in, DeviceBuffer out, int root, Supplier<String> what) {
+    return rootedBlocks("gather", in, out, root, true, what);
   }
 
   /** Grouped sends from root and receives elsewhere; root copies its own block. */
   @Override
-  public Work scatter(TensorBuffer input, TensorBuffer output, int root) {
-    CollectiveChecks.scatter(input, output, root, rank, size);
-    return rootedBlocks("scatter", output, input, root, false);
+  protected Work runScatter(DeviceBuffer in, DeviceBuffer out, int root, Supplier<String> what) {
+    return rootedBlocks("scatter", out, in, root, false, what);
   }
 
   /**
-   * Gather ({@code toRoot}: every rank's {@code blockBuffer} into block {@code r} of root's {@code
-   * wholeBuffer}) or scatter (the other way): the peers' blocks in one NCCL group, root's own block
-   * a local copy. {@code wholeBuffer} is read only on root.
+   * Gather ({@code toRoot}: every rank's {@code block} into block {@code r} of root's {@code
+   * whole}) or scatter (the other way): the peers' blocks in one NCCL group, root's own block a
+   * local copy. {@code whole} is null off root.
    */
   private Work rootedBlocks(
-      String op, TensorBuffer blockBuffer, TensorBuffer wholeBuffer, int root, boolean toRoot) {
-    DeviceBuffer block = deviceBuffer(op, blockBuffer);
-    DeviceBuffer whole = rank == root ? deviceBuffer(op, wholeBuffer) : null;
-    if (whole != null) {
-      DeviceBuffers.blockOrDisjoint(op, rank, block, whole);
-    }
+      String op,
+      DeviceBuffer block,
+      DeviceBuffer whole,
+      int root,
+      boolean toRoot,
+      Supplier<String> what) {
     int type = NcclTypes.dataType(block.dataType());
     long n = block.count();
     long bytes = block.sizeBytes();
@@ -347,7 +318,7 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
         op,
         block.stream(),
         n,
-        () -> op + "(" + n + " " + block.dataType() + ", root " + root + ")",
+        what,
         (c, s) -> {
           if (whole == null) {
             return grouped(
@@ -374,11 +345,7 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
 
   /** A send and a receive per peer in one NCCL group; the own block a local copy. */
   @Override
-  public Work allToAll(TensorBuffer input, TensorBuffer output) {
-    CollectiveChecks.allToAll(input, output, size);
-    DeviceBuffer in = deviceBuffer("allToAll", input);
-    DeviceBuffer out = deviceBuffer("allToAll", output);
-    DeviceBuffers.disjoint("allToAll", in, out);
+  protected Work runAllToAll(DeviceBuffer in, DeviceBuffer out, Supplier<String> what) {
     int type = NcclTypes.dataType(in.dataType());
     long n = in.count() / size;
     long bytes = in.sizeBytes() / size;
@@ -386,7 +353,7 @@ public final class NcclProcessGroup extends StreamOrderedGroup implements NcclWa
         "allToAll",
         out.stream(),
         in.count(),
-        () -> "allToAll(" + in.count() + " " + in.dataType() + ")",
+        what,
         (c, s) -> {
           long i = in.devicePointer();
           long o = out.devicePointer();
