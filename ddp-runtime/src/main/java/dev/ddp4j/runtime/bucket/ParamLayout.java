@@ -7,15 +7,22 @@ import java.util.Arrays;
  * flat buffer, and how to view its elements as the parameter's array.
  *
  * @param layer the layer's index, as in {@link ParamRange#layer()}
- * @param name the layer and the parameter's key, e.g. {@code layer 2 (DenseLayer) W}
+ * @param layerName the layer, as in {@link ParamRange#name()}, e.g. {@code layer 2 (DenseLayer)}
+ * @param key DL4J's key of the parameter in its layer, e.g. {@code W} or {@code b}
  * @param offset first element in the flat buffer
  * @param shape the parameter's shape, e.g. {@code [nIn, nOut]} for a dense layer's weights
  * @param order the order its elements are laid out in ({@code 'f'} for DL4J's dense weights)
  */
-public record ParamLayout(int layer, String name, long offset, long[] shape, char order) {
+public record ParamLayout(
+    int layer, String layerName, String key, long offset, long[] shape, char order) {
 
   public ParamLayout {
     shape = shape.clone();
+  }
+
+  /** The layer and the key, e.g. {@code layer 2 (DenseLayer) W}. */
+  public String name() {
+    return layerName + " " + key;
   }
 
   /** Number of elements. */
@@ -45,7 +52,8 @@ public record ParamLayout(int layer, String name, long offset, long[] shape, cha
   public boolean equals(Object o) {
     return o instanceof ParamLayout p
         && p.layer == layer
-        && p.name.equals(name)
+        && p.layerName.equals(layerName)
+        && p.key.equals(key)
         && p.offset == offset
         && Arrays.equals(p.shape, shape)
         && p.order == order;
@@ -53,11 +61,11 @@ public record ParamLayout(int layer, String name, long offset, long[] shape, cha
 
   @Override
   public int hashCode() {
-    return 31 * (31 * name.hashCode() + Long.hashCode(offset)) + Arrays.hashCode(shape);
+    return 31 * (31 * name().hashCode() + Long.hashCode(offset)) + Arrays.hashCode(shape);
   }
 
   @Override
   public String toString() {
-    return name + " " + Arrays.toString(shape) + " at " + offset;
+    return name() + " " + Arrays.toString(shape) + " at " + offset;
   }
 }

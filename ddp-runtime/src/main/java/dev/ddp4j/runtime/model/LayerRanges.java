@@ -35,8 +35,7 @@ final class LayerRanges {
       long offset = offsetIn(p.getValue(), flatParams, name);
       start = Math.min(start, offset);
       INDArray view = p.getValue();
-      params.add(
-          new ParamLayout(index, name + " " + p.getKey(), offset, view.shape(), view.ordering()));
+      params.add(new ParamLayout(index, name, p.getKey(), offset, view.shape(), view.ordering()));
       if (!layer.updaterDivideByMinibatch(p.getKey())) {
         undivided.add(
             new ParamRange(index, name + " " + p.getKey(), offset, p.getValue().length()));
