@@ -10,6 +10,7 @@ import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.nd4j.linalg.activations.Activation;
 import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.learning.config.Sgd;
@@ -72,19 +73,27 @@ final class HookModels {
 
   /**
    * {@code n} examples of the nearest-direction task, the same for the same {@code seed}: inputs
-   * Gaussian, the label the closest of 3 directions fixed by {@code in}.
+   * Gaussian, the label the closest of 3 directions fixed by {@code in}. Drawn with
+   * java.util.Random, not ND4J's generator, which the ranks' threads share.
    */
   static DataSet data(int in, long seed, int n) {
-    Nd4j.getRandom().setSeed(12345);
-    var directions = Nd4j.randn(DataType.FLOAT, in, OUT);
-    Nd4j.getRandom().setSeed(seed);
-    var x = Nd4j.randn(DataType.FLOAT, n, in);
-    var scores = x.mmul(directions);
-    var labels = Nd4j.zeros(DataType.FLOAT, n, OUT);
-    var best = scores.argMax(1);
+    INDArray directions = gaussian(12345, in, OUT);
+    INDArray x = gaussian(seed, n, in);
+    INDArray best = x.mmul(directions).argMax(1);
+    INDArray labels = Nd4j.zeros(DataType.FLOAT, n, OUT);
     for (int i = 0; i < n; i++) {
       labels.putScalar(i, best.getInt(i), 1f);
     }
     return new DataSet(x, labels);
+  }
+
+  /** A {@code rows x cols} matrix of standard normal values drawn from {@code seed}. */
+  static INDArray gaussian(long seed, int rows, int cols) {
+    java.util.Random random = new java.util.Random(seed);
+    float[] v = new float[rows * cols];
+    for (int k = 0; k < v.length; k++) {
+      v[k] = (float) random.nextGaussian();
+    }
+    return Nd4j.createFromArray(v).reshape(rows, cols);
   }
 }
