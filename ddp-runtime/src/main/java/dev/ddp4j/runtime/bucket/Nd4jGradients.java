@@ -6,6 +6,7 @@ import dev.ddp4j.runtime.comm.ArrayAllReduce;
 import dev.ddp4j.runtime.comm.CommHook;
 import dev.ddp4j.runtime.comm.GradBucket;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import org.nd4j.linalg.api.memory.MemoryWorkspace;
 import org.nd4j.linalg.api.ndarray.INDArray;
@@ -57,7 +58,7 @@ public final class Nd4jGradients implements GradientSource {
       bucketParams.add(
           params.stream()
               .filter(p -> p.offset() >= b.offset() && p.offset() < b.end())
-              .sorted(java.util.Comparator.comparingLong(ParamLayout::offset))
+              .sorted(Comparator.comparingLong(ParamLayout::offset))
               .toList());
     }
     int n = plan.buckets().size();

@@ -123,6 +123,18 @@ class GradBucketTest {
     }
   }
 
+  @org.junit.jupiter.api.Test
+  void aParameterOutsideTheBucketShouldBeRefusedNamingBoth() {
+    var w = new ParamLayout(1, "layer 1 (DenseLayer)", "W", 20, new long[] {4, 5}, 'f');
+    INDArray buffer = org.nd4j.linalg.factory.Nd4j.create(30);
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> new GradBucket(2, true, 0, buffer, 0, List.of(w), null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "layer 1 (DenseLayer) W [4, 5] at 20 lies outside bucket 2 [0, 30) (expected: buckets of"
+                + " whole parameters)");
+  }
+
   /** The gradient of one process on {@code data}, by DL4J variable name. */
   private static Map<String, INDArray> referenceGradients(String kind, DataSet data) {
     Model m = HookModels.model(kind, IN, HIDDEN);
