@@ -119,10 +119,9 @@ public final class DdpModel<M extends Model> implements AutoCloseable {
               ? ZeroRedundancy.plan(
                   group, plan, adapter, options.commHook(), collectives.onDevice())
               : null;
-      CommHook hook = zero != null ? zero.hook() : collectives.hook(options.commHook());
-      this.gradients = new Nd4jGradients(group, plan, hook);
-      this.reducer =
-          new GradientReducer(zero != null ? zero.source(gradients) : gradients, timeline);
+      CommHook hook = zero != null ? zero.hook() : options.commHook();
+      this.gradients = new Nd4jGradients(group, plan, adapter.paramLayouts(), hook, collectives);
+      this.reducer = new GradientReducer(gradients, timeline);
       if (group.rank() == 0 && log.enabled(DebugLog.Level.INFO)) {
         log.log(
             DebugLog.Level.INFO,

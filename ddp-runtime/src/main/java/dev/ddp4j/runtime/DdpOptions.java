@@ -3,6 +3,7 @@ package dev.ddp4j.runtime;
 import dev.ddp4j.ConfigException;
 import dev.ddp4j.runtime.comm.CommHook;
 import dev.ddp4j.runtime.comm.CommHooks;
+import dev.ddp4j.runtime.comm.PowerSgd;
 import dev.ddp4j.spi.Settings;
 import java.util.Optional;
 
@@ -15,7 +16,9 @@ import java.util.Optional;
  *   <tr><th>variable</th><th>meaning</th><th>default</th></tr>
  *   <tr><td>DDP4J_FIRST_BUCKET_MB</td><td>cap of the first bucket (the last layers)</td><td>1</td></tr>
  *   <tr><td>DDP4J_BUCKET_CAP_MB</td><td>cap of every other bucket</td><td>25</td></tr>
- *   <tr><td>DDP4J_COMM_HOOK</td><td>allreduce, fp16 or bf16</td><td>allreduce</td></tr>
+ *   <tr><td>DDP4J_COMM_HOOK</td><td>allreduce, fp16, bf16 or powersgd</td><td>allreduce</td></tr>
+ *   <tr><td>DDP4J_POWERSGD_RANK</td><td>powersgd: columns of the low-rank factors</td><td>1</td></tr>
+ *   <tr><td>DDP4J_POWERSGD_START_STEP</td><td>powersgd: first compressed step</td><td>1000</td></tr>
  *   <tr><td>DDP4J_TIMELINE</td><td>Chrome-trace file per rank ({rank} or .rankR added)</td><td>none</td></tr>
  *   <tr><td>DDP4J_SYNC_BATCHNORM</td><td>1: batch norm statistics over all ranks' examples</td><td>0</td></tr>
  *   <tr><td>DDP4J_SHARED_GRADIENTS</td><td>0: keep the gradients in ND4J's memory</td><td>1</td></tr>
@@ -66,11 +69,20 @@ public final class DdpOptions {
     return fromEnvironment(Settings.process());
   }
 
+  /** {@code DDP4J_COMM_HOOK=powersgd} with its rank and start step from the environment. */
+  private static CommHook powerSgd(Settings env) {
+    return CommHooks.powerSgd(
+        env.whole("DDP4J_POWERSGD_RANK", PowerSgd.DEFAULT_RANK, 1, 1 << 16),
+        env.wholeLong("DDP4J_POWERSGD_START_STEP", PowerSgd.DEFAULT_START_STEP, 0, Long.MAX_VALUE));
+  }
+
   public static DdpOptions fromEnvironment(Settings env) {
     Builder b = builder();
     megabytes(env, "DDP4J_FIRST_BUCKET_MB").ifPresent(b::firstBucketMb);
     megabytes(env, "DDP4J_BUCKET_CAP_MB").ifPresent(b::bucketCapMb);
-    env.parsed("DDP4J_COMM_HOOK", CommHooks::named, CommHooks.NAMES).ifPresent(b::commHook);
+    env.parsed("DDP4J_COMM_HOOK", CommHooks::named, CommHooks.NAMES)
+        .map(hook -> hook instanceof PowerSgd ? powerSgd(env) : hook)
+        .ifPresent(b::commHook);
     return b.timeline(env.text("DDP4J_TIMELINE", null))
         .syncBatchNorm(env.flag("DDP4J_SYNC_BATCHNORM", false))
         .sharedGradients(env.flag("DDP4J_SHARED_GRADIENTS", true))

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ddp4j.ConfigException;
 import dev.ddp4j.runtime.comm.CommHooks;
+import dev.ddp4j.runtime.comm.PowerSgd;
 import dev.ddp4j.spi.Settings;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -62,6 +63,28 @@ class DdpOptionsTest {
   }
 
   @Test
+  void shouldReadPowerSgdsRankAndStartStep() {
+    PowerSgd dflt =
+        (PowerSgd)
+            DdpOptions.fromEnvironment(Settings.of(Map.of("DDP4J_COMM_HOOK", "powersgd")))
+                .commHook();
+    assertThat(dflt.rank()).isEqualTo(1);
+    assertThat(dflt.startStep()).isEqualTo(1000);
+    PowerSgd set =
+        (PowerSgd)
+            DdpOptions.fromEnvironment(
+                    Settings.of(
+                        Map.of(
+                            "DDP4J_COMM_HOOK", "powersgd",
+                            "DDP4J_POWERSGD_RANK", "4",
+                            "DDP4J_POWERSGD_START_STEP", "10")))
+                .commHook();
+    assertThat(set.rank()).isEqualTo(4);
+    assertThat(set.startStep()).isEqualTo(10);
+    assertThat(set.name()).isEqualTo("powersgd");
+  }
+
+  @Test
   void shouldNameTheBadValue() {
     assertThatThrownBy(() -> DdpOptions.builder().bucketCapBytes(0))
         .isInstanceOf(ConfigException.class)
@@ -75,6 +98,12 @@ class DdpOptionsTest {
         .hasMessage("DDP4J_BUCKET_CAP_MB=0 (expected: a positive number of MiB, e.g. 25)");
     assertThatThrownBy(
             () -> DdpOptions.fromEnvironment(Settings.of(Map.of("DDP4J_COMM_HOOK", "zip"))))
-        .hasMessageStartingWith("DDP4J_COMM_HOOK=zip (expected: allreduce, fp16 or bf16");
+        .hasMessageStartingWith("DDP4J_COMM_HOOK=zip (expected: allreduce, fp16, bf16 or powersgd");
+    assertThatThrownBy(
+            () ->
+                DdpOptions.fromEnvironment(
+                    Settings.of(Map.of("DDP4J_COMM_HOOK", "powersgd", "DDP4J_POWERSGD_RANK", "0"))))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("DDP4J_POWERSGD_RANK=0 (expected: ");
   }
 }

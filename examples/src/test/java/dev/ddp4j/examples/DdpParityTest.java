@@ -143,6 +143,40 @@ class DdpParityTest {
     assertClose(rank0.get(STEPS), expected[STEPS], 1e-2, "fp16 after " + STEPS + " steps");
   }
 
+  /**
+   * DDP4J_COMM_HOOK=powersgd on launched ranks: plain all-reduce (one-process parity) before its
+   * start step, compressed after it, and the same parameters on every rank after every step.
+   */
+  @Test
+  void powerSgdFromTheEnvironmentShouldKeepRanksIdenticalAndBeExactBeforeItsStartStep(
+      @TempDir Path dir) throws Exception {
+    String output =
+        LaunchedJob.runOk(
+            2,
+            Map.of(
+                "DDP4J_COMM_HOOK", "powersgd",
+                "DDP4J_POWERSGD_RANK", "1",
+                "DDP4J_POWERSGD_START_STEP", "2",
+                "DDP4J_DEBUG", "INFO"),
+            ParityWorker.class.getName(),
+            "cg",
+            "sgd",
+            "" + STEPS,
+            "" + LOCAL_BATCH,
+            dir.toString());
+    assertThat(output).contains("comm hook powersgd on host memory");
+    float[][] expected = reference("cg", "sgd", 2);
+    List<float[]> rank0 = LaunchedJob.snapshots(dir.resolve("rank0.params"));
+    List<float[]> rank1 = LaunchedJob.snapshots(dir.resolve("rank1.params"));
+    for (int s = 0; s <= STEPS; s++) {
+      assertThat(rank1.get(s)).as("rank 1 equals rank 0 after step %d", s).isEqualTo(rank0.get(s));
+    }
+    for (int s = 0; s <= 2; s++) {
+      assertClose(rank0.get(s), expected[s], 1e-5, "plain all-reduce after step " + s);
+    }
+    assertThat(rank0.get(STEPS)).as("compressed from step 2 on").isNotEqualTo(expected[STEPS]);
+  }
+
   @Test
   void theFirstBucketShouldStartBeforeTheBackwardOfLayerZeroEnds(@TempDir Path dir)
       throws Exception {

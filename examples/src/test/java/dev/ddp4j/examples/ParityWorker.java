@@ -31,7 +31,8 @@ public final class ParityWorker {
     int steps = Integer.parseInt(args[2]);
     int localBatch = Integer.parseInt(args[3]);
     Path out = Path.of(args[4]);
-    String hook = args.length > 5 ? args[5] : "allreduce";
+    // Without a hook argument, the environment's (DDP4J_COMM_HOOK ...) or the default all-reduce.
+    String hook = args.length > 5 ? args[5] : null;
     try (ProcessGroup pg = Ddp.init()) {
       long seed = 1234 + pg.rank();
       Model model =
@@ -40,16 +41,15 @@ public final class ParityWorker {
               : ParityModels.multiLayer(updater, seed);
       // Tiny buckets so that every layer travels in its own bucket, launched from its backward
       // hook.
-      DdpOptions options =
-          DdpOptions.fromEnvironment().toBuilder()
-              .firstBucketBytes(64)
-              .bucketCapBytes(2048)
-              .commHook(CommHooks.named(hook))
-              .build();
+      DdpOptions.Builder options =
+          DdpOptions.fromEnvironment().toBuilder().firstBucketBytes(64).bucketCapBytes(2048);
+      if (hook != null) {
+        options.commHook(CommHooks.named(hook));
+      }
       DdpModel ddp =
           model instanceof MultiLayerNetwork
-              ? DdpModel.wrap((MultiLayerNetwork) model, pg, options)
-              : DdpModel.wrap((ComputationGraph) model, pg, options);
+              ? DdpModel.wrap((MultiLayerNetwork) model, pg, options.build())
+              : DdpModel.wrap((ComputationGraph) model, pg, options.build());
       try (ddp;
           DataOutputStream o =
               new DataOutputStream(

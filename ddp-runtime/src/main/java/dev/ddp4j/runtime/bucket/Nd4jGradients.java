@@ -2,7 +2,12 @@ package dev.ddp4j.runtime.bucket;
 
 import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.Work;
+import dev.ddp4j.runtime.comm.ArrayAllReduce;
 import dev.ddp4j.runtime.comm.CommHook;
+import dev.ddp4j.runtime.comm.GradBucket;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import org.nd4j.linalg.api.memory.MemoryWorkspace;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
@@ -10,17 +15,23 @@ import org.nd4j.linalg.indexing.NDArrayIndex;
 
 /**
  * The {@link GradientSource} of a DL4J model: its flat gradient as one ND4J array, each bucket an
- * interval view of it handed to the {@link CommHook} (host memory on ND4J's CPU backend; on its
- * CUDA backend the hook decides, see {@code NdCollectives.hook}). The updater reads the gradient
- * after the engine's wait, so there is nothing to order on a GPU. With gradient accumulation
- * ({@code noSync} steps before) the accumulated gradient is added into each bucket just before it
- * is sent. ND4J calls run outside workspaces, as the hooks require.
+ * interval view of it handed to the {@link CommHook} as a {@link GradBucket} (host memory on ND4J's
+ * CPU backend, device memory on its CUDA backend), with the one {@link ArrayAllReduce} that fits
+ * that memory, so a hook never stages anything itself. The updater reads the gradient after the
+ * engine's wait, so there is nothing to order on a GPU. With gradient accumulation ({@code noSync}
+ * steps before) the accumulated gradient is added into each bucket just before it is sent. ND4J
+ * calls run outside workspaces, as the hooks require.
  */
 public final class Nd4jGradients implements GradientSource {
 
   private final ProcessGroup group;
   private final BucketPlan plan;
   private final CommHook hook;
+  private final ArrayAllReduce allReduce;
+  // Per bucket, the parameters it holds (from the model's layout, the one the plan was cut from).
+  private final List<List<ParamLayout>> bucketParams = new ArrayList<>();
+  // Steps whose last bucket was started: the step number hooks see.
+  private long steps;
   private final INDArray[] bucketViews;
   private final INDArray[] accumulatedViews;
   // The arrays the cached bucket views slice; views are rebuilt only when the model hands out new
@@ -29,10 +40,27 @@ public final class Nd4jGradients implements GradientSource {
   private INDArray accumulatedSeen;
   private boolean addAccumulated;
 
-  public Nd4jGradients(ProcessGroup group, BucketPlan plan, CommHook hook) {
+  /**
+   * @param params every parameter of the model, in the flat layout {@code plan} was cut from
+   * @param allReduce how hooks sum arrays in the gradient's memory
+   */
+  public Nd4jGradients(
+      ProcessGroup group,
+      BucketPlan plan,
+      List<ParamLayout> params,
+      CommHook hook,
+      ArrayAllReduce allReduce) {
     this.group = group;
     this.plan = plan;
     this.hook = hook;
+    this.allReduce = allReduce;
+    for (Bucket b : plan.buckets()) {
+      bucketParams.add(
+          params.stream()
+              .filter(p -> p.offset() >= b.offset() && p.offset() < b.end())
+              .sorted(Comparator.comparingLong(ParamLayout::offset))
+              .toList());
+    }
     int n = plan.buckets().size();
     this.bucketViews = new INDArray[n];
     this.accumulatedViews = new INDArray[n];
@@ -94,7 +122,15 @@ public final class Nd4jGradients implements GradientSource {
         bucketViews[b].addi(accumulatedViews[b]);
         accumulatedViews[b].assign(0);
       }
-      p = hook.start(group, bucketViews[b]);
+      boolean last = b == plan.buckets().size() - 1;
+      p =
+          hook.start(
+              group,
+              new GradBucket(
+                  b, last, steps, bucketViews[b], bucket.offset(), bucketParams.get(b), allReduce));
+      if (last) {
+        steps++;
+      }
     }
     return new CommHook.Pending() {
       @Override

@@ -1,7 +1,5 @@
 package dev.ddp4j.runtime.comm;
 
-import dev.ddp4j.ProcessGroup;
-import dev.ddp4j.ReduceOp;
 import dev.ddp4j.Work;
 import java.util.Locale;
 import org.nd4j.linalg.api.buffer.DataType;
@@ -10,21 +8,17 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 /** The built-in {@link CommHook}s. */
 public final class CommHooks {
 
+  /** The names {@link #named} accepts, for error lines. */
+  public static final String NAMES = "allreduce, fp16, bf16 or powersgd";
+
   private CommHooks() {}
 
   /** Sums the bucket in place in its own precision (the default). */
   public static CommHook allReduce() {
-    return new CommHook() {
-      @Override
-      public Pending start(ProcessGroup group, INDArray bucket) {
-        return Pending.of(group.allReduce(NdBuffers.host(bucket), ReduceOp.SUM));
-      }
-
-      @Override
-      public String name() {
-        return "allreduce";
-      }
-    };
+    return CommHook.of(
+        "allreduce",
+        null,
+        (none, group, bucket) -> CommHook.Pending.of(bucket.allReduce(bucket.buffer())));
   }
 
   /**
@@ -41,14 +35,21 @@ public final class CommHooks {
   }
 
   /**
-   * A hook by name, as {@code DDP4J_COMM_HOOK} gives it: {@code allreduce}, {@code fp16} or {@code
-   * bf16}.
+   * PowerSGD (Vogels et al. 2019): each weight matrix of a bucket travels as two rank-{@code rank}
+   * factors, with error feedback and warm start; plain all-reduce before step {@code startStep}. A
+   * new hook per model: it keeps per-bucket state. See {@link PowerSgd}.
+   */
+  public static CommHook powerSgd(int rank, long startStep) {
+    return new PowerSgd(rank, startStep);
+  }
+
+  /**
+   * A hook by name, as {@code DDP4J_COMM_HOOK} gives it: {@code allreduce}, {@code fp16}, {@code
+   * bf16} or {@code powersgd} (with {@link PowerSgd#DEFAULT_RANK} and {@link
+   * PowerSgd#DEFAULT_START_STEP}).
    *
    * @throws IllegalArgumentException naming the value and the accepted names
    */
-  /** The names {@link #named} accepts, for error lines. */
-  public static final String NAMES = "allreduce, fp16 or bf16";
-
   public static CommHook named(String name) {
     switch (name.trim().toLowerCase(Locale.ROOT)) {
       case "allreduce":
@@ -58,6 +59,8 @@ public final class CommHooks {
         return fp16Compress();
       case "bf16":
         return bf16Compress();
+      case "powersgd":
+        return powerSgd(PowerSgd.DEFAULT_RANK, PowerSgd.DEFAULT_START_STEP);
       default:
         throw new IllegalArgumentException(
             "comm hook '" + name + "' is not known (expected: " + NAMES + ")");
@@ -65,31 +68,17 @@ public final class CommHooks {
   }
 
   private static CommHook compressed(DataType wire, String name) {
-    return new CommHook() {
-      @Override
-      public Pending start(ProcessGroup group, INDArray bucket) {
-        int n = group.size();
-        // The compressed copy must stay reachable until the collective completes: it is captured
-        // below.
-        INDArray onWire = bucket.div(n).castTo(wire);
-        Work w = group.allReduce(NdBuffers.host(onWire), ReduceOp.SUM);
-        return new Pending() {
-          @Override
-          public Work work() {
-            return w;
-          }
-
-          @Override
-          public void finish() {
-            bucket.assign(onWire.castTo(bucket.dataType())).muli(n);
-          }
-        };
-      }
-
-      @Override
-      public String name() {
-        return name;
-      }
-    };
+    return CommHook.of(
+        name,
+        wire,
+        (type, group, bucket) -> {
+          int n = group.size();
+          INDArray sent = bucket.buffer();
+          // The compressed copy must stay reachable until the collective completes: the finish
+          // step below captures it.
+          INDArray onWire = sent.div(n).castTo(type);
+          Work w = bucket.allReduce(onWire);
+          return CommHook.Pending.of(w, () -> sent.assign(onWire.castTo(sent.dataType())).muli(n));
+        });
   }
 }

@@ -1,5 +1,6 @@
 package dev.ddp4j.runtime.model;
 
+import dev.ddp4j.runtime.bucket.ParamLayout;
 import dev.ddp4j.runtime.bucket.ParamRange;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -19,6 +20,7 @@ abstract class FlatModelAdapter<M extends Model> implements ModelAdapter {
   protected final M model;
   private final Class<M> modelClass;
   protected final List<ParamRange> ranges = new ArrayList<>();
+  protected final List<ParamLayout> params = new ArrayList<>();
   protected final List<ParamRange> undivided = new ArrayList<>();
 
   FlatModelAdapter(M model, Class<M> modelClass) {
@@ -67,6 +69,11 @@ abstract class FlatModelAdapter<M extends Model> implements ModelAdapter {
   @Override
   public final List<ParamRange> layerRanges() {
     return ranges;
+  }
+
+  @Override
+  public final List<ParamLayout> paramLayouts() {
+    return params;
   }
 
   @Override

@@ -36,7 +36,7 @@ public final class GraphAdapter extends FlatModelAdapter<ComputationGraph> {
       GraphVertex v = vertices[order[t]];
       if (v.hasLayer()) {
         originals[t] = v.getLayer();
-        LayerRanges.add(originals[t], t, graph.params(), ranges, undivided);
+        LayerRanges.add(originals[t], t, graph.params(), ranges, params, undivided);
       }
     }
   }

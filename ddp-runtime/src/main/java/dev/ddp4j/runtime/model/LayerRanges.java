@@ -1,5 +1,6 @@
 package dev.ddp4j.runtime.model;
 
+import dev.ddp4j.runtime.bucket.ParamLayout;
 import dev.ddp4j.runtime.bucket.ParamRange;
 import java.util.List;
 import java.util.Map;
@@ -14,14 +15,15 @@ final class LayerRanges {
   private LayerRanges() {}
 
   /**
-   * Adds {@code layer}'s whole range and, to {@code undivided}, its parameters that skip minibatch
-   * division.
+   * Adds {@code layer}'s whole range, each of its parameters to {@code params}, and, to {@code
+   * undivided}, its parameters that skip minibatch division.
    */
   static void add(
       Layer layer,
       int index,
       INDArray flatParams,
       List<ParamRange> ranges,
+      List<ParamLayout> params,
       List<ParamRange> undivided) {
     long n = layer.numParams();
     if (n == 0) {
@@ -32,6 +34,8 @@ final class LayerRanges {
     for (Map.Entry<String, INDArray> p : layer.paramTable().entrySet()) {
       long offset = offsetIn(p.getValue(), flatParams, name);
       start = Math.min(start, offset);
+      INDArray view = p.getValue();
+      params.add(new ParamLayout(index, name, p.getKey(), offset, view.shape(), view.ordering()));
       if (!layer.updaterDivideByMinibatch(p.getKey())) {
         undivided.add(
             new ParamRange(index, name + " " + p.getKey(), offset, p.getValue().length()));

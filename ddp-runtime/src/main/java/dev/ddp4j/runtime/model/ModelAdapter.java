@@ -1,5 +1,6 @@
 package dev.ddp4j.runtime.model;
 
+import dev.ddp4j.runtime.bucket.ParamLayout;
 import dev.ddp4j.runtime.bucket.ParamRange;
 import dev.ddp4j.runtime.hook.BackwardHookLayer;
 import java.util.List;
@@ -48,6 +49,12 @@ public interface ModelAdapter {
    * buffers.
    */
   List<ParamRange> layerRanges();
+
+  /**
+   * Each parameter of each layer in {@link #layerRanges()}: its range in the flat buffers and its
+   * shape (what comm hooks see of a bucket, {@code GradBucket#parameters()}).
+   */
+  List<ParamLayout> paramLayouts();
 
   /**
    * Ranges whose updater does not divide by the minibatch size (BatchNorm's running mean and

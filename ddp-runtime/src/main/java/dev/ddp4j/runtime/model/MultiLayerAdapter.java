@@ -26,7 +26,7 @@ public final class MultiLayerAdapter extends FlatModelAdapter<MultiLayerNetwork>
     net.getUpdater(); // create the updater over the unwrapped layers, before any wrapping
     this.originals = net.getLayers().clone();
     for (int i = 0; i < originals.length; i++) {
-      LayerRanges.add(originals[i], i, net.params(), ranges, undivided);
+      LayerRanges.add(originals[i], i, net.params(), ranges, params, undivided);
     }
   }
 

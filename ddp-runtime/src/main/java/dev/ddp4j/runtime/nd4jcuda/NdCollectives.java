@@ -1,11 +1,13 @@
 package dev.ddp4j.runtime.nd4jcuda;
 
+import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.HostBuffer;
 import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.Work;
-import dev.ddp4j.runtime.comm.CommHook;
+import dev.ddp4j.runtime.comm.ArrayAllReduce;
 import dev.ddp4j.runtime.comm.NdBuffers;
+import dev.ddp4j.runtime.cuda.CommStream;
 import java.time.Duration;
 import org.nd4j.linalg.api.concurrency.AffinityManager;
 import org.nd4j.linalg.api.memory.MemoryWorkspace;
@@ -15,9 +17,11 @@ import org.nd4j.linalg.factory.Nd4j;
 /**
  * DdpModel's collectives on ND4J arrays and small counts, in whatever memory the group takes (see
  * {@link Nd4jDevices} for the four combinations). On the CPU backend with the {@code cpu} group
- * this is exactly what DdpModel did before: host memory in place.
+ * this is exactly what DdpModel did before: host memory in place. As the {@link ArrayAllReduce} of
+ * DdpModel's comm hooks, it is the one place that stages arrays through host memory or queues them
+ * on a device stream, whichever hook runs.
  */
-public final class NdCollectives {
+public final class NdCollectives implements ArrayAllReduce {
 
   private final ProcessGroup group;
 
@@ -25,6 +29,10 @@ public final class NdCollectives {
   private final Nd4jDevice device;
 
   private final Nd4jDevices.GradientPath path;
+
+  // Device path only: the stream hooks' all-reduces run on, made on first use (ND4J's context is
+  // current then); it lives as long as ND4J's context.
+  private CommStream comm;
 
   private NdCollectives(ProcessGroup group, Nd4jDevices.GradientPath path, Nd4jDevice device) {
     this.group = group;
@@ -70,12 +78,30 @@ public final class NdCollectives {
     return device != null;
   }
 
-  /** The variant of {@code configured} that fits this path (itself on the CPU backend). */
-  public CommHook hook(CommHook configured) {
+  /**
+   * Starts summing {@code array} in place where ND4J keeps it. Device memory: on a communication
+   * stream that waits (on the GPU, through an event) for the kernels ND4J queued before on its own
+   * stream, so the all-reduce overlaps ND4J's later backward kernels with no host synchronisation;
+   * the allocator is told the device copy changed. Host copies of device arrays: brought up to date
+   * first, marked newest once a wait saw the sum. Host memory: in place.
+   */
+  @Override
+  public Work start(INDArray array) {
     if (device != null) {
-      return DeviceCommHook.of(device, configured);
+      DeviceBuffer onNd4jStream = device.describe(array);
+      if (comm == null) {
+        comm = new CommStream(CommStream.Priority.HIGHEST);
+      }
+      comm.waitFor(onNd4jStream.stream());
+      Work w = group.allReduce(onNd4jStream.onStream(comm.handle()), ReduceOp.SUM);
+      device.deviceWritten(array);
+      return w;
     }
-    return stagesOnHost() ? new HostStagedCommHook(configured) : configured;
+    if (stagesOnHost()) {
+      Nd4j.getAffinityManager().ensureLocation(array, AffinityManager.Location.HOST);
+      return new HostStagedWork(group.allReduce(NdBuffers.host(array), ReduceOp.SUM), array);
+    }
+    return group.allReduce(NdBuffers.host(array), ReduceOp.SUM);
   }
 
   /** Copies rank {@code root}'s {@code array} into every rank's, in place; waits for it. */
@@ -100,19 +126,7 @@ public final class NdCollectives {
    * it.
    */
   public void sumInPlace(INDArray array) {
-    if (device != null) {
-      Work w = group.allReduce(device.describe(array), ReduceOp.SUM);
-      device.deviceWritten(array);
-      w.await();
-      return;
-    }
-    if (stagesOnHost()) {
-      Nd4j.getAffinityManager().ensureLocation(array, AffinityManager.Location.HOST);
-    }
-    group.allReduce(NdBuffers.host(array), ReduceOp.SUM).await();
-    if (stagesOnHost()) {
-      Nd4j.getAffinityManager().tagLocation(array, AffinityManager.Location.HOST);
-    }
+    start(array).await(group.timeout());
   }
 
   /** Starts summing {@code values} over all ranks; {@link Sum#await} returns the sums. */

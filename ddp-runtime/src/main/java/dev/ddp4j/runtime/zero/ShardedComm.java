@@ -5,10 +5,8 @@ import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.Work;
 import dev.ddp4j.runtime.bucket.Bucket;
-import dev.ddp4j.runtime.bucket.BucketPlan;
-import dev.ddp4j.runtime.bucket.GradientSource;
-import dev.ddp4j.runtime.bucket.Nd4jGradients;
 import dev.ddp4j.runtime.comm.CommHook;
+import dev.ddp4j.runtime.comm.GradBucket;
 import dev.ddp4j.runtime.comm.NdBuffers;
 import java.time.Duration;
 import java.util.List;
@@ -23,11 +21,10 @@ import org.nd4j.linalg.indexing.NDArrayIndex;
  * all-reduce of its tail, started from the bucket engine as a comm hook would be; after this rank
  * updated its shard, an all-gather of every rank's updated chunk back into the bucket.
  *
- * <p>The bucket engine hands a {@link CommHook} only the bucket's array; {@link #over} wraps the
- * model's gradient source so that the hook is told which bucket it is. The reduce-scatter lands in
- * a chunk buffer of this rank (L / N elements per bucket), copied into the gradient's own chunk
- * when the engine finishes the bucket, so DdpModel's weighting and DL4J's step see the usual flat
- * gradient; the same buffer is the all-gather's input.
+ * <p>The bucket's index in the {@link GradBucket} says which chunk layout applies. The
+ * reduce-scatter lands in a chunk buffer of this rank (L / N elements per bucket), copied into the
+ * gradient's own chunk when the engine finishes the bucket, so DdpModel's weighting and DL4J's step
+ * see the usual flat gradient; the same buffer is the all-gather's input.
  */
 final class ShardedComm implements CommHook {
 
@@ -41,7 +38,6 @@ final class ShardedComm implements CommHook {
   private final HostBuffer[] chunkBuffers;
   private final INDArray[] ownViews;
   private final Work[] gathers;
-  private Bucket next;
 
   ShardedComm(ProcessGroup group, ShardLayout layout, DataType type) {
     this.group = group;
@@ -64,50 +60,19 @@ final class ShardedComm implements CommHook {
     }
   }
 
-  /** {@code inner}, telling this hook which bucket each of its starts is for. */
-  GradientSource over(Nd4jGradients inner) {
-    return new GradientSource() {
-      @Override
-      public BucketPlan plan() {
-        return inner.plan();
-      }
-
-      @Override
-      public Pending start(Bucket bucket) {
-        next = bucket;
-        try {
-          return inner.start(bucket);
-        } finally {
-          next = null;
-        }
-      }
-
-      @Override
-      public void joinConsumer() {
-        inner.joinConsumer();
-      }
-
-      @Override
-      public boolean timedOnHost() {
-        return inner.timedOnHost();
-      }
-
-      @Override
-      public void close() {
-        inner.close();
-      }
-    };
-  }
-
   @Override
-  public Pending start(ProcessGroup g, INDArray bucket) {
-    Bucket b = next;
-    if (b == null || bucket.length() != b.length()) {
+  public Pending start(ProcessGroup g, GradBucket grad) {
+    Bucket b = layout.plan().buckets().get(grad.index());
+    INDArray bucket = grad.buffer();
+    if (bucket.length() != b.length()) {
       throw new IllegalStateException(
-          "ZeRO-1's reduce-scatter was started for an array of "
+          "ZeRO-1's reduce-scatter was started for bucket "
+              + grad.index()
+              + " of "
               + bucket.length()
-              + " elements outside its gradient source (expected: a bucket started through"
-              + " ShardedComm.over)");
+              + " elements, but ZeRO-1 planned "
+              + b.length()
+              + " (expected: the model's own bucket plan)");
     }
     int i = b.index();
     bindViews(b, bucket);

@@ -3,8 +3,6 @@ package dev.ddp4j.runtime.zero;
 import dev.ddp4j.ConfigException;
 import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.runtime.bucket.BucketPlan;
-import dev.ddp4j.runtime.bucket.GradientSource;
-import dev.ddp4j.runtime.bucket.Nd4jGradients;
 import dev.ddp4j.runtime.comm.CommHook;
 import dev.ddp4j.runtime.model.ModelAdapter;
 import org.deeplearning4j.nn.api.Model;
@@ -83,11 +81,6 @@ public final class ZeroRedundancy {
   /** The comm hook the bucket engine's gradient source calls: the buckets' reduce-scatter. */
   public CommHook hook() {
     return comm;
-  }
-
-  /** {@code inner}, the model's gradient source, as the bucket engine must drive it. */
-  public GradientSource source(Nd4jGradients inner) {
-    return comm.over(inner);
   }
 
   /**
