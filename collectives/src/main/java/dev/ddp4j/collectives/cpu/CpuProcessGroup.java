@@ -62,6 +62,7 @@ public final class CpuProcessGroup implements ProcessGroup {
   private final WorkerEnvironment worker;
   private final CpuGroupOptions options;
   private final Subgroups subgroups;
+  private final PairMessages messages; // isend / irecv, on a thread and connections of their own
   private long nextSequence;
   private volatile boolean closed;
   // The store connection this group closes last, when it owns it (see closingStore).
@@ -102,6 +103,7 @@ public final class CpuProcessGroup implements ProcessGroup {
     this.collectives = new CpuCollectives(rank, size, schedules, runner, direct);
     this.queue = new WorkQueue("ddp4j-cpu-progress-rank" + rank);
     this.subgroups = new Subgroups(store, prefix, rank, size, timeout);
+    this.messages = new PairMessages(links, timeout, "ddp4j-cpu-p2p-rank" + rank);
   }
 
   /** Joins the group: connects transports to every peer (collective over the group). */
@@ -451,9 +453,20 @@ public final class CpuProcessGroup implements ProcessGroup {
     List<RuntimeException> subgroupErrors = subgroups.closeAll();
     // Finish what was queued (the contract: close waits for collectives in flight), then stop.
     boolean stopped = queue.finishAndStop(timeout.toMillis() + 2_000);
+    RuntimeException messagesLeft = null;
+    try {
+      messages.close();
+    } catch (RuntimeException e) {
+      messagesLeft = e; // its thread still touches the links: leave them open, as below
+      stopped = false;
+    }
     stalls.close(); // after the wait above, which it may have to explain
     for (CpuWork left; (left = queue.poll()) != null; ) {
       left.fail(new DdpException(left + ": the group was closed before it ran"));
+    }
+    if (messagesLeft != null) {
+      log.log(DebugLog.Level.WARN, messagesLeft.getMessage() + "; transports left open");
+      throw messagesLeft;
     }
     if (!stopped) {
       // Unmapping memory the progress thread still touches would crash the JVM: leak it instead.
@@ -487,15 +500,21 @@ public final class CpuProcessGroup implements ProcessGroup {
     return this;
   }
 
-  // WIP (p2p API commit): p2p-cpu implements these; until then they refuse.
+  /** Point-to-point: on the group's {@link PairMessages}, outside the collective sequence. */
   @Override
-  public Work isend(TensorBuffer buffer, int dst) {
-    throw new UnsupportedOperationException("WIP: p2p-cpu isend");
+  public synchronized Work isend(TensorBuffer buffer, int dst) {
+    CollectiveChecks.peer("isend", dst, rank, size);
+    HostMemory mem = host("isend", buffer);
+    requireOpen("isend");
+    return messages.isend(mem, dst);
   }
 
   @Override
-  public Work irecv(TensorBuffer buffer, int src) {
-    throw new UnsupportedOperationException("WIP: p2p-cpu irecv");
+  public synchronized Work irecv(TensorBuffer buffer, int src) {
+    CollectiveChecks.peer("irecv", src, rank, size);
+    HostMemory mem = host("irecv", buffer);
+    requireOpen("irecv");
+    return messages.irecv(mem, src);
   }
 
   @Override
