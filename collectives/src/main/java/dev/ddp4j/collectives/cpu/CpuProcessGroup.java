@@ -519,21 +519,36 @@ public final class CpuProcessGroup implements ProcessGroup {
 
   @Override
   public Work reduce(TensorBuffer buffer, int root, ReduceOp op) {
-    throw new UnsupportedOperationException("WIP: p2p-cpu reduce");
+    CollectiveChecks.root("reduce", root, size);
+    HostMemory mem = host("reduce", buffer);
+    int meta = CollectiveMeta.pack(Kind.REDUCE, buffer.dataType(), op, root);
+    return submit(meta, buffer.count(), (t, d, w) -> collectives.reduce(mem, root, op, t, d, w));
   }
 
   @Override
   public Work gather(TensorBuffer input, TensorBuffer output, int root) {
-    throw new UnsupportedOperationException("WIP: p2p-cpu gather");
+    CollectiveChecks.gather(input, output, root, rank, size);
+    HostMemory in = host("gather", input);
+    HostMemory out = rank == root ? host("gather", output) : null;
+    int meta = CollectiveMeta.pack(Kind.GATHER, input.dataType(), null, root);
+    return submit(meta, input.count(), (t, d, w) -> collectives.gather(in, out, root, t, d, w));
   }
 
   @Override
   public Work scatter(TensorBuffer input, TensorBuffer output, int root) {
-    throw new UnsupportedOperationException("WIP: p2p-cpu scatter");
+    CollectiveChecks.scatter(input, output, root, rank, size);
+    HostMemory in = rank == root ? host("scatter", input) : null;
+    HostMemory out = host("scatter", output);
+    int meta = CollectiveMeta.pack(Kind.SCATTER, output.dataType(), null, root);
+    return submit(meta, output.count(), (t, d, w) -> collectives.scatter(in, out, root, t, d, w));
   }
 
   @Override
   public Work allToAll(TensorBuffer input, TensorBuffer output) {
-    throw new UnsupportedOperationException("WIP: p2p-cpu allToAll");
+    CollectiveChecks.allToAll(input, output, size);
+    HostMemory in = host("allToAll", input);
+    HostMemory out = host("allToAll", output);
+    int meta = CollectiveMeta.pack(Kind.ALL_TO_ALL, input.dataType(), null, -1);
+    return submit(meta, input.count(), (t, d, w) -> collectives.allToAll(in, out, t, d, w));
   }
 }
