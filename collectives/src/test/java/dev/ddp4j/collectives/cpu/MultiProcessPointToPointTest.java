@@ -35,4 +35,15 @@ class MultiProcessPointToPointTest {
       }
     }
   }
+
+  @ParameterizedTest(name = "shm disabled: {0}")
+  @CsvSource({"0", "1"})
+  void shouldFailMessagesToAndFromARankThatExitedNamingIt(int shmDisabled) throws Exception {
+    Map<String, String> env = Map.of("DDP4J_SHM_DISABLE", Integer.toString(shmDisabled));
+    List<Outcome> outcomes = RankProcesses.run(2, env, PointToPointScenario.PeerExits.class, 120);
+    String all = RankProcesses.describe(outcomes);
+    assertThat(outcomes.get(1).output()).as(all).contains("rank 1 exits");
+    assertThat(outcomes.get(0).exitStatus()).as(all).isZero();
+    assertThat(outcomes.get(0).output()).as(all).contains("rank 0 saw rank 1 exit in");
+  }
 }

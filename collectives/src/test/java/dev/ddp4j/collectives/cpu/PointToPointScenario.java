@@ -120,4 +120,33 @@ public final class PointToPointScenario implements RankProcessMain.RankScenario 
   private static HostBuffer gather(long[] out) {
     return out == null ? null : HostBuffer.of(out);
   }
+
+  /**
+   * Rank 1 exits while rank 0 waits to receive from it and to send to it: both of rank 0's messages
+   * fail within seconds (not the 60 s timeout) naming rank 1.
+   */
+  public static final class PeerExits implements RankProcessMain.RankScenario {
+    @Override
+    public void run(ProcessGroup pg, String[] args) {
+      pg.barrier().await();
+      if (pg.rank() == 1) {
+        System.out.println("rank 1 exits");
+        System.out.flush();
+        Runtime.getRuntime().halt(0);
+      }
+      long start = System.nanoTime();
+      Work recv = pg.irecv(HostBuffer.of(new float[64]), 1);
+      Work send = pg.isend(HostBuffer.of(new float[1 << 20]), 1);
+      for (Work w : List.of(recv, send)) {
+        assertThatThrownBy(w::await)
+            .isInstanceOf(dev.ddp4j.PeerFailureException.class)
+            .hasMessageContaining("on rank 0 cannot finish")
+            .hasMessageContaining("rank 1");
+      }
+      long seconds = (System.nanoTime() - start) / 1_000_000_000L;
+      assertThat(seconds).as("seconds to notice").isLessThan(20);
+      System.out.println("rank 0 saw rank 1 exit in " + seconds + " s");
+      Runtime.getRuntime().halt(0); // close would wait for the dead rank's collectives
+    }
+  }
 }
