@@ -47,8 +47,8 @@ public final class RootedSchedules {
     List<List<Step>> channels = new ArrayList<>();
     for (int c = 0; c < rings.length; c++) {
       int[] ring = rings[c];
-      int p = indexOf(ring, rank);
-      int chainPos = Math.floorMod(p - indexOf(ring, root) - 1, n); // n-1: the root
+      int p = RingSchedules.positionOf(ring, rank);
+      int chainPos = Math.floorMod(p - RingSchedules.positionOf(ring, root) - 1, n); // n-1: the root
       int next = ring[(p + 1) % n];
       int prev = ring[Math.floorMod(p - 1, n)];
       long start = layout.offset(c, 0);
@@ -149,15 +149,5 @@ public final class RootedSchedules {
 
   private static long ceil(long a, long b) {
     return (a + b - 1) / b;
-  }
-
-  private static int indexOf(int[] ring, int rank) {
-    for (int i = 0; i < ring.length; i++) {
-      if (ring[i] == rank) {
-        return i;
-      }
-    }
-    throw new IllegalArgumentException(
-        "rank " + rank + " is not on ring " + java.util.Arrays.toString(ring));
   }
 }
