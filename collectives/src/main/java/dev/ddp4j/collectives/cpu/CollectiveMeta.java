@@ -20,7 +20,11 @@ final class CollectiveMeta {
     BROADCAST("broadcast"),
     ALL_GATHER("allGather"),
     REDUCE_SCATTER("reduceScatter"),
-    BARRIER("barrier");
+    BARRIER("barrier"),
+    REDUCE("reduce"),
+    GATHER("gather"),
+    SCATTER("scatter"),
+    ALL_TO_ALL("allToAll");
 
     final String label;
 

@@ -7,6 +7,7 @@ import dev.ddp4j.ReduceOp;
 import dev.ddp4j.collectives.reduce.HostMemory;
 import dev.ddp4j.collectives.reduce.Reductions;
 import dev.ddp4j.collectives.schedule.CollectiveKind;
+import dev.ddp4j.collectives.schedule.RootedSchedules;
 import dev.ddp4j.collectives.transport.PieceTag;
 
 /**
@@ -191,6 +192,106 @@ final class CpuCollectives implements AutoCloseable {
         tag,
         deadlineNs,
         what);
+  }
+
+  /**
+   * Reduces every rank's {@code buffer} into the root's; elsewhere the chain works in scratch, so
+   * the caller's buffer is left as it was.
+   */
+  void reduce(
+      HostMemory buffer, int root, ReduceOp op, PieceTag tag, long deadlineNs, String what) {
+    DataType type = buffer.dataType();
+    long count = buffer.count();
+    DataType wire = half(type) ? DataType.FLOAT32 : type;
+    boolean bf = type == DataType.BFLOAT16;
+    Object base = null;
+    long offset;
+    // Scratch has room for one element more, which the chain's head receives (RootedSchedules).
+    if (half(type)) {
+      offset = scratch((count + 1) * 4);
+      Reductions.halfToFloat(bf, buffer.base(), buffer.offset(), null, offset, count);
+    } else if (rank == root) {
+      base = buffer.base();
+      offset = buffer.offset();
+    } else {
+      offset = scratch(buffer.sizeBytes() + type.sizeBytes());
+      UNSAFE.copyMemory(buffer.base(), buffer.offset(), null, offset, buffer.sizeBytes());
+    }
+    if (size > 1) {
+      CompiledProgram program =
+          schedules.program(RootedSchedules.Kind.REDUCE, count, root, wire.sizeBytes());
+      runner.run(program, base, offset, wire, op, tag, deadlineNs, what);
+    }
+    if (rank != root) {
+      return;
+    }
+    if (op == ReduceOp.AVG) {
+      Reductions.divide(wire, base, offset, count, size);
+    }
+    if (half(type)) {
+      Reductions.floatToHalf(bf, null, offset, buffer.base(), buffer.offset(), count);
+    }
+  }
+
+  /** {@code output} is null except on the root. */
+  void gather(
+      HostMemory input, HostMemory output, int root, PieceTag tag, long deadlineNs, String what) {
+    long block = input.count();
+    HostMemory work = input;
+    if (rank == root) {
+      work = output;
+      HostMemory mine = output.slice(block * rank, block);
+      if (!sameMemory(input, mine)) {
+        mine.copyFrom(input);
+      }
+    }
+    runRooted(RootedSchedules.Kind.GATHER, block, root, work, tag, deadlineNs, what);
+  }
+
+  /** {@code input} is null except on the root. */
+  void scatter(
+      HostMemory input, HostMemory output, int root, PieceTag tag, long deadlineNs, String what) {
+    long block = output.count();
+    HostMemory work = output;
+    if (rank == root) {
+      work = input;
+      HostMemory mine = input.slice(block * rank, block);
+      if (!sameMemory(output, mine)) {
+        output.copyFrom(mine);
+      }
+    }
+    runRooted(RootedSchedules.Kind.SCATTER, block, root, work, tag, deadlineNs, what);
+  }
+
+  /** In scratch laid out as [input blocks | output blocks]: the runner has one working buffer. */
+  void allToAll(HostMemory input, HostMemory output, PieceTag tag, long deadlineNs, String what) {
+    DataType type = input.dataType();
+    long bytes = input.sizeBytes();
+    long blockBytes = bytes / size;
+    long work = scratch(2 * bytes);
+    UNSAFE.copyMemory(input.base(), input.offset(), null, work, bytes);
+    long mine = rank * blockBytes;
+    UNSAFE.copyMemory(null, work + mine, null, work + bytes + mine, blockBytes);
+    HostMemory all = HostMemory.ofAddress(work, 2 * bytes, type);
+    runRooted(
+        RootedSchedules.Kind.ALL_TO_ALL, input.count() / size, -1, all, tag, deadlineNs, what);
+    UNSAFE.copyMemory(null, work + bytes, output.base(), output.offset(), bytes);
+  }
+
+  private void runRooted(
+      RootedSchedules.Kind kind,
+      long count,
+      int root,
+      HostMemory work,
+      PieceTag tag,
+      long deadlineNs,
+      String what) {
+    if (size == 1) {
+      return;
+    }
+    DataType type = work.dataType();
+    CompiledProgram program = schedules.program(kind, count, root, type.sizeBytes());
+    runner.run(program, work.base(), work.offset(), type, null, tag, deadlineNs, what);
   }
 
   private void run(

@@ -62,6 +62,7 @@ public final class CpuProcessGroup implements ProcessGroup {
   private final WorkerEnvironment worker;
   private final CpuGroupOptions options;
   private final Subgroups subgroups;
+  private final PairMessages messages; // isend / irecv, on a thread and connections of their own
   private long nextSequence;
   private volatile boolean closed;
   // The store connection this group closes last, when it owns it (see closingStore).
@@ -102,6 +103,7 @@ public final class CpuProcessGroup implements ProcessGroup {
     this.collectives = new CpuCollectives(rank, size, schedules, runner, direct);
     this.queue = new WorkQueue("ddp4j-cpu-progress-rank" + rank);
     this.subgroups = new Subgroups(store, prefix, rank, size, timeout);
+    this.messages = new PairMessages(links, timeout, "ddp4j-cpu-p2p-rank" + rank);
   }
 
   /** Joins the group: connects transports to every peer (collective over the group). */
@@ -451,9 +453,20 @@ public final class CpuProcessGroup implements ProcessGroup {
     List<RuntimeException> subgroupErrors = subgroups.closeAll();
     // Finish what was queued (the contract: close waits for collectives in flight), then stop.
     boolean stopped = queue.finishAndStop(timeout.toMillis() + 2_000);
+    RuntimeException messagesLeft = null;
+    try {
+      messages.close();
+    } catch (RuntimeException e) {
+      messagesLeft = e; // its thread still touches the links: leave them open, as below
+      stopped = false;
+    }
     stalls.close(); // after the wait above, which it may have to explain
     for (CpuWork left; (left = queue.poll()) != null; ) {
       left.fail(new DdpException(left + ": the group was closed before it ran"));
+    }
+    if (messagesLeft != null) {
+      log.log(DebugLog.Level.WARN, messagesLeft.getMessage() + "; transports left open");
+      throw messagesLeft;
     }
     if (!stopped) {
       // Unmapping memory the progress thread still touches would crash the JVM: leak it instead.
@@ -487,34 +500,55 @@ public final class CpuProcessGroup implements ProcessGroup {
     return this;
   }
 
-  // WIP (p2p API commit): p2p-cpu implements these; until then they refuse.
+  /** Point-to-point: on the group's {@link PairMessages}, outside the collective sequence. */
   @Override
-  public Work isend(TensorBuffer buffer, int dst) {
-    throw new UnsupportedOperationException("WIP: p2p-cpu isend");
+  public synchronized Work isend(TensorBuffer buffer, int dst) {
+    CollectiveChecks.peer("isend", dst, rank, size);
+    HostMemory mem = host("isend", buffer);
+    requireOpen("isend");
+    return messages.isend(mem, dst);
   }
 
   @Override
-  public Work irecv(TensorBuffer buffer, int src) {
-    throw new UnsupportedOperationException("WIP: p2p-cpu irecv");
+  public synchronized Work irecv(TensorBuffer buffer, int src) {
+    CollectiveChecks.peer("irecv", src, rank, size);
+    HostMemory mem = host("irecv", buffer);
+    requireOpen("irecv");
+    return messages.irecv(mem, src);
   }
 
   @Override
   public Work reduce(TensorBuffer buffer, int root, ReduceOp op) {
-    throw new UnsupportedOperationException("WIP: p2p-cpu reduce");
+    CollectiveChecks.root("reduce", root, size);
+    HostMemory mem = host("reduce", buffer);
+    int meta = CollectiveMeta.pack(Kind.REDUCE, buffer.dataType(), op, root);
+    return submit(meta, buffer.count(), (t, d, w) -> collectives.reduce(mem, root, op, t, d, w));
   }
 
   @Override
   public Work gather(TensorBuffer input, TensorBuffer output, int root) {
-    throw new UnsupportedOperationException("WIP: p2p-cpu gather");
+    CollectiveChecks.gather(input, output, root, rank, size);
+    HostMemory in = host("gather", input);
+    HostMemory out = rank == root ? host("gather", output) : null;
+    int meta = CollectiveMeta.pack(Kind.GATHER, input.dataType(), null, root);
+    return submit(meta, input.count(), (t, d, w) -> collectives.gather(in, out, root, t, d, w));
   }
 
   @Override
   public Work scatter(TensorBuffer input, TensorBuffer output, int root) {
-    throw new UnsupportedOperationException("WIP: p2p-cpu scatter");
+    CollectiveChecks.scatter(input, output, root, rank, size);
+    HostMemory in = rank == root ? host("scatter", input) : null;
+    HostMemory out = host("scatter", output);
+    int meta = CollectiveMeta.pack(Kind.SCATTER, output.dataType(), null, root);
+    return submit(meta, output.count(), (t, d, w) -> collectives.scatter(in, out, root, t, d, w));
   }
 
   @Override
   public Work allToAll(TensorBuffer input, TensorBuffer output) {
-    throw new UnsupportedOperationException("WIP: p2p-cpu allToAll");
+    CollectiveChecks.allToAll(input, output, size);
+    HostMemory in = host("allToAll", input);
+    HostMemory out = host("allToAll", output);
+    int meta = CollectiveMeta.pack(Kind.ALL_TO_ALL, input.dataType(), null, -1);
+    return submit(meta, input.count(), (t, d, w) -> collectives.allToAll(in, out, t, d, w));
   }
 }

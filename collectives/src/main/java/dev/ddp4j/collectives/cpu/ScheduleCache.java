@@ -4,7 +4,9 @@ import dev.ddp4j.collectives.plan.Algorithm;
 import dev.ddp4j.collectives.plan.Plan;
 import dev.ddp4j.collectives.plan.PlanCompiler;
 import dev.ddp4j.collectives.schedule.CollectiveKind;
+import dev.ddp4j.collectives.schedule.RankSchedule;
 import dev.ddp4j.collectives.schedule.RingSchedules;
+import dev.ddp4j.collectives.schedule.RootedSchedules;
 import dev.ddp4j.collectives.schedule.Schedule;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -19,7 +21,7 @@ final class ScheduleCache {
 
   private static final int CAPACITY = 64;
 
-  private record Key(CollectiveKind kind, long count, int root, int elementBytes) {}
+  private record Key(Enum<?> kind, long count, int root, int elementBytes) {}
 
   private final int rank;
   private final Plan plan;
@@ -57,9 +59,34 @@ final class ScheduleCache {
         k -> new CompiledProgram(compile(k).rank(rank), elementBytes));
   }
 
+  /**
+   * The program for a rooted collective or all-to-all ({@link RootedSchedules}); {@code count} is
+   * the whole buffer for REDUCE, the per-rank block otherwise.
+   */
+  CompiledProgram program(RootedSchedules.Kind kind, long count, int root, int elementBytes) {
+    return programs.computeIfAbsent(
+        new Key(kind, count, root, elementBytes),
+        k -> new CompiledProgram(compileRooted(k), elementBytes));
+  }
+
+  private RankSchedule compileRooted(Key k) {
+    int n = rings[0].length;
+    switch ((RootedSchedules.Kind) k.kind()) {
+      case REDUCE:
+        long maxStep = Math.max(1, pieceBytes / k.elementBytes());
+        return RootedSchedules.reduce(rings, rank, k.root(), k.count(), maxStep);
+      case GATHER:
+        return RootedSchedules.gather(rings.length, n, rank, k.root(), k.count());
+      case SCATTER:
+        return RootedSchedules.scatter(rings.length, n, rank, k.root(), k.count());
+      default:
+        return RootedSchedules.allToAll(rings.length, n, rank, k.count());
+    }
+  }
+
   private Schedule compile(Key k) {
     long maxStep = Math.max(1, pieceBytes / k.elementBytes());
-    switch (k.kind()) {
+    switch ((CollectiveKind) k.kind()) {
       case ALL_REDUCE:
         Algorithm a = plan.algorithmFor(k.count() * k.elementBytes());
         return PlanCompiler.allReduce(plan, a, k.count(), k.elementBytes(), maxStep, channels);

@@ -245,7 +245,7 @@ public final class RingSchedules {
     return n;
   }
 
-  private static int positionOf(int[] ring, int rank) {
+  static int positionOf(int[] ring, int rank) {
     for (int p = 0; p < ring.length; p++) {
       if (ring[p] == rank) {
         return p;

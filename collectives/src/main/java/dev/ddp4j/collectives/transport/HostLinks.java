@@ -21,7 +21,7 @@ public final class HostLinks implements Links {
   private final TransportConfig config;
   private final ShmLinks shm; // null when no peer shares this node
   private final SocketLinks sockets; // null when every peer shares this node
-  private final SendPort[][] sendPorts; // [peer][channel]
+  private final SendPort[][] sendPorts; // [peer][channel]; channel channels() is point-to-point's
   private final RecvPort[][] recvPorts;
   private final long[] pidCheckedNs;
   private final boolean[] exited;
@@ -43,12 +43,12 @@ public final class HostLinks implements Links {
     this.config = config;
     this.shm = shm;
     this.sockets = sockets;
-    this.sendPorts = new SendPort[size][config.channels()];
-    this.recvPorts = new RecvPort[size][config.channels()];
+    this.sendPorts = new SendPort[size][config.channels() + 1];
+    this.recvPorts = new RecvPort[size][config.channels() + 1];
     this.pidCheckedNs = new long[size];
     this.exited = new boolean[size];
     for (int p = 0; p < size; p++) {
-      for (int c = 0; c < config.channels() && p != rank; c++) {
+      for (int c = 0; c <= config.channels() && p != rank; c++) {
         boolean local = shm != null && shm.has(p);
         sendPorts[p][c] = local ? shm.sendPort(p, c) : sockets.sendPort(p, c);
         recvPorts[p][c] = local ? shm.recvPort(p, c) : sockets.recvPort(p, c);
@@ -140,6 +140,20 @@ public final class HostLinks implements Links {
   @Override
   public RecvPort recvPort(int peer, int channel) {
     return recvPorts[peer][channel];
+  }
+
+  /**
+   * The connection to {@code peer} that carries only point-to-point messages: a ring or socket
+   * channel of its own, so a send that waits for its receiver never holds up a collective (nor a
+   * collective a send). Used by one thread, the group's point-to-point thread.
+   */
+  public SendPort pointToPointSendPort(int peer) {
+    return sendPorts[peer][config.channels()];
+  }
+
+  /** The receiving end of {@link #pointToPointSendPort} from {@code peer}. */
+  public RecvPort pointToPointRecvPort(int peer) {
+    return recvPorts[peer][config.channels()];
   }
 
   /**

@@ -90,7 +90,7 @@ final class SocketLinks implements AutoCloseable {
     this.livenessNs = TimeUnit.MILLISECONDS.toNanos(livenessMs);
     for (int p = 0; p < size; p++) {
       for (int c = 0; c < channels; c++) {
-        inbound[p][c] = new SocketRecvPort(this);
+        inbound[p][c] = new SocketRecvPort(this, c < channels - 1);
       }
     }
     this.server = null;
@@ -124,7 +124,7 @@ final class SocketLinks implements AutoCloseable {
         new SocketLinks(
             rank,
             size,
-            config.channels(),
+            config.channels() + 1, // the last carries point-to-point messages only
             nodeRanks,
             config.socketLivenessMs(),
             config.linkAuth(),

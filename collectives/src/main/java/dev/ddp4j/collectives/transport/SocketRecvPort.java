@@ -14,12 +14,21 @@ final class SocketRecvPort implements RecvPort {
   private ByteBuf current; // a frame whose memory address is usable; starts at the channel field
   private boolean copied;
 
-  SocketRecvPort(SocketLinks links) {
+  // The point-to-point channel's reader is not the progress thread: it wakes its own reader.
+  private final boolean collective;
+  private volatile Thread reader;
+
+  SocketRecvPort(SocketLinks links, boolean collective) {
     this.links = links;
+    this.collective = collective;
   }
 
   void arrived(ByteBuf frame) {
     frames.add(frame);
+    Thread t = reader;
+    if (!collective && t != null) {
+      java.util.concurrent.locks.LockSupport.unpark(t);
+    }
   }
 
   @Override
@@ -27,7 +36,9 @@ final class SocketRecvPort implements RecvPort {
     if (current != null) {
       return true;
     }
-    if (links.progressThread == null) {
+    if (!collective) {
+      reader = Thread.currentThread();
+    } else if (links.progressThread == null) {
       links.progressThread = Thread.currentThread();
     }
     ByteBuf frame = frames.poll();

@@ -146,6 +146,7 @@ public record TransportConfig(
   }
 
   public ShmRingDescriptor ringLayout(int nodeRanks) {
-    return new ShmRingDescriptor(nodeRanks, channels, slots, slotBytes);
+    // One ring more than the collectives' channels: point-to-point messages have their own.
+    return new ShmRingDescriptor(nodeRanks, channels + 1, slots, slotBytes);
   }
 }

@@ -100,17 +100,38 @@ class TwoHostSocketTest {
     assertThat(outcomes.get(3).output()).as(all).contains("3[3] -> 0[0] via NET/Socket");
   }
 
+  @Test
+  void shouldExchangeMessagesAndRunRootedAndObjectCollectivesOverSocketsAndSharedMemory()
+      throws Exception {
+    // ranks 0 and 2 share host0: their messages cross shared memory, the others' the veth link
+    List<Outcome> outcomes = onTwoHosts(4, Map.of(), PointToPointScenario.class);
+    String all = RankProcesses.describe(outcomes);
+    for (Outcome o : outcomes) {
+      assertThat(o.output()).as(all).contains("rank " + o.rank() + " exchanged 8 MiB both ways");
+      assertThat(o.output()).as(all).contains("rank " + o.rank() + " passed");
+    }
+  }
+
   /**
    * Runs the correctness scenario ("quick") on {@code ranks} ranks placed round robin on the two
    * hosts, with INFO route lines and {@code extraEnv}; every rank must exit 0.
    */
   private List<Outcome> correctnessOnTwoHosts(int ranks, Map<String, String> extraEnv)
       throws Exception {
+    return onTwoHosts(ranks, extraEnv, CorrectnessScenario.class, "quick");
+  }
+
+  /** Runs {@code scenario} so, with {@code args}. */
+  private List<Outcome> onTwoHosts(
+      int ranks,
+      Map<String, String> extraEnv,
+      Class<? extends dev.ddp4j.testing.RankProcessMain.RankScenario> scenario,
+      String... args)
+      throws Exception {
     Map<String, String> env = new java.util.HashMap<>(extraEnv);
     env.put("DDP4J_SOCKET_IFNAME", "d4j");
     env.put("DDP4J_DEBUG", "INFO");
-    List<Outcome> outcomes =
-        RankProcesses.run(ranks, this::onItsHost, env, CorrectnessScenario.class, 240, "quick");
+    List<Outcome> outcomes = RankProcesses.run(ranks, this::onItsHost, env, scenario, 240, args);
     String all = RankProcesses.describe(outcomes);
     for (Outcome o : outcomes) {
       assertThat(o.exitStatus()).as(all).isZero();

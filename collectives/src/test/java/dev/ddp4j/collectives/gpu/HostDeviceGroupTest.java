@@ -37,6 +37,16 @@ class HostDeviceGroupTest {
   }
 
   @Test
+  void shouldRunPointToPointRootedAndObjectCollectivesOnHostBuffersThroughTheHostHalf()
+      throws Exception {
+    List<Outcome> outcomes =
+        RankProcesses.run(3, Map.of(), HostDeviceScenarios.PointToPoint.class, 180);
+    assertEveryRank(outcomes, "exchanged 8 MiB both ways");
+    assertEveryRank(outcomes, "checked object collectives");
+    assertEveryRank(outcomes, "passed");
+  }
+
+  @Test
   void shouldReportACountMismatchOfHostCollectivesOnBothRanks() throws Exception {
     assertEveryRank(
         RankProcesses.run(2, Map.of(), HostDeviceScenarios.Mismatch.class, 120),

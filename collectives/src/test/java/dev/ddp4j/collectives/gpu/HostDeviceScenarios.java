@@ -14,6 +14,7 @@ import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.WorkerEnvironment;
 import dev.ddp4j.collectives.cpu.CorrectnessScenario;
+import dev.ddp4j.collectives.cpu.PointToPointScenario;
 import dev.ddp4j.testing.RankProcessMain;
 import dev.ddp4j.testing.StandInDeviceGroup;
 import java.time.Duration;
@@ -75,6 +76,21 @@ final class HostDeviceScenarios {
     @Override
     public Duration timeout() {
       return Duration.ofSeconds(120);
+    }
+  }
+
+  /**
+   * Point-to-point messages, rooted collectives, all-to-all and object collectives on host buffers
+   * through the host half ({@link PointToPointScenario}).
+   */
+  public static final class PointToPoint implements RankProcessMain.RankScenario {
+    @Override
+    public void run(ProcessGroup pg, String[] args) {
+      try (HostDeviceGroup both =
+          over(pg, new StandInDeviceGroup(worker(pg), pg.store(), pg.timeout()), pg.timeout())) {
+        new PointToPointScenario().run(both, args);
+        assertThat(both.hostHalfStarted()).isTrue();
+      }
     }
   }
 
