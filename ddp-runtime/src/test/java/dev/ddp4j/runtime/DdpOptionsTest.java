@@ -20,6 +20,7 @@ class DdpOptionsTest {
     assertThat(d.timelinePattern()).isNull();
     assertThat(d.syncBatchNorm()).isFalse();
     assertThat(d.sharedGradients()).isTrue();
+    assertThat(d.join()).isFalse();
     assertThat(DdpOptions.fromEnvironment(Settings.empty())).hasToString(d.toString());
   }
 
@@ -34,7 +35,10 @@ class DdpOptionsTest {
             .build();
     assertThat(o.firstBucketBytes()).isEqualTo(DdpOptions.MIB / 2);
     assertThat(o.bucketCapBytes()).isEqualTo(50 * DdpOptions.MIB);
-    DdpOptions changed = o.toBuilder().syncBatchNorm(true).sharedGradients(false).build();
+    DdpOptions changed =
+        o.toBuilder().syncBatchNorm(true).sharedGradients(false).join(true).build();
+    assertThat(changed.join()).isTrue();
+    assertThat(changed.toBuilder().build().join()).isTrue();
     assertThat(changed.syncBatchNorm()).isTrue();
     assertThat(changed.sharedGradients()).isFalse();
     assertThat(changed.commHook().name()).isEqualTo("bf16");
@@ -53,7 +57,9 @@ class DdpOptionsTest {
                     "DDP4J_BUCKET_CAP_MB", "0.25",
                     "DDP4J_COMM_HOOK", "fp16",
                     "DDP4J_SYNC_BATCHNORM", "1",
-                    "DDP4J_SHARED_GRADIENTS", "0")));
+                    "DDP4J_SHARED_GRADIENTS", "0",
+                    "DDP4J_JOIN", "1")));
+    assertThat(o.join()).isTrue();
     assertThat(o.firstBucketBytes()).isEqualTo(2 * DdpOptions.MIB);
     assertThat(o.bucketCapBytes()).isEqualTo(DdpOptions.MIB / 4);
     assertThat(o.commHook().name()).isEqualTo("fp16");
@@ -76,5 +82,8 @@ class DdpOptionsTest {
     assertThatThrownBy(
             () -> DdpOptions.fromEnvironment(Settings.of(Map.of("DDP4J_COMM_HOOK", "zip"))))
         .hasMessageStartingWith("DDP4J_COMM_HOOK=zip (expected: allreduce, fp16 or bf16");
+    assertThatThrownBy(() -> DdpOptions.fromEnvironment(Settings.of(Map.of("DDP4J_JOIN", "yes!"))))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("DDP4J_JOIN=yes! (expected: 1 or 0)");
   }
 }
