@@ -20,7 +20,7 @@ import org.nd4j.linalg.dataset.DataSet;
  *   <li>{@code nosync}: two synchronised steps, each after three noSync micro-batches of 5 examples
  *       per rank; writes parameters like ParityWorker.
  *   <li>{@code uneven}: rank r has 3 + r batches per epoch; two epochs of fit(iterator); writes the
- *       iteration count reached.
+ *       iteration count reached and how often the step counts blocked.
  *   <li>{@code nosync-tbptt}: noSync() on an LSTM trained with truncated BPTT; writes its error.
  * </ul>
  */
@@ -66,7 +66,8 @@ public final class ScenarioWorker {
           }
           ddp.fit(new ListDataSetIterator<>(batches, 1), 2);
           Files.writeString(
-              out.resolve("rank" + pg.rank() + ".txt"), "iterations " + net.getIterationCount());
+              out.resolve("rank" + pg.rank() + ".txt"),
+              "iterations " + net.getIterationCount() + " countWaits " + ddp.stats().countWaits());
         } else if (scenario.equals("nosync-tbptt")) {
           String error = "none";
           try {
