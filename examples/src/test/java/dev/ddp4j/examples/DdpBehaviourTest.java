@@ -10,7 +10,10 @@ import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** noSync accumulation, uneven inputs, and checkpoint resume, each across real processes. */
+/**
+ * noSync accumulation, uneven inputs (with and without join), and checkpoint resume, each across
+ * real processes.
+ */
 class DdpBehaviourTest {
 
   @Test
@@ -52,6 +55,18 @@ class DdpBehaviourTest {
           .isEqualTo("iterations 6 countWaits 2");
     }
     assertThat(out).contains("1 of 3 ranks ran out of data after 3 steps of this epoch");
+  }
+
+  @Test
+  void underJoinARankWithNothingToReplayShouldFailOnEveryRankInOneLine(@TempDir Path dir)
+      throws Exception {
+    LaunchedJob.runOk(2, Map.of(), ScenarioWorker.class.getName(), "join-empty", dir.toString());
+    for (int r = 0; r < 2; r++) {
+      assertThat(Files.readString(dir.resolve("rank" + r + ".txt")))
+          .isEqualTo(
+              "join: 1 of 2 ranks have no batch in this epoch and never trained one, so they have"
+                  + " nothing to replay the others' steps on (give every rank a batch)");
+    }
   }
 
   @Test
