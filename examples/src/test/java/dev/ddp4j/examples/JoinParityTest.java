@@ -24,7 +24,7 @@ import org.nd4j.linalg.dataset.DataSet;
  */
 class JoinParityTest {
 
-  private static final int LOCAL_BATCH = 4;
+  private static final int LOCAL_BATCH = ParityCase.REPEATED_ROWS;
   private static final int EPOCHS = 2;
 
   @Test
@@ -35,7 +35,8 @@ class JoinParityTest {
         Map.of("DDP4J_JOIN", "1"),
         dir,
         ParityCase.ADAM,
-        ParityCase.NESTEROV_GRAPH);
+        ParityCase.NESTEROV_GRAPH,
+        ParityCase.BATCHNORM_REPEATED);
   }
 
   @Test
