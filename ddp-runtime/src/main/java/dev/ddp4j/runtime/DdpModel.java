@@ -1,5 +1,6 @@
 package dev.ddp4j.runtime;
 
+import dev.ddp4j.ConfigException;
 import dev.ddp4j.HostBuffer;
 import dev.ddp4j.ProcessGroup;
 import dev.ddp4j.collectives.gpu.DeviceGroup;
@@ -12,6 +13,7 @@ import dev.ddp4j.runtime.bucket.ParamRange;
 import dev.ddp4j.runtime.comm.CommHook;
 import dev.ddp4j.runtime.comm.NdBuffers;
 import dev.ddp4j.runtime.hook.BackwardHookLayer;
+import dev.ddp4j.runtime.join.StepCounts;
 import dev.ddp4j.runtime.model.GraphAdapter;
 import dev.ddp4j.runtime.model.ModelAdapter;
 import dev.ddp4j.runtime.model.MultiLayerAdapter;
@@ -79,8 +81,11 @@ public final class DdpModel<M extends Model> implements AutoCloseable {
   private boolean noSync;
   private boolean closed;
   private long stepExamples;
-  private long globalExamples = 1;
-  private NdCollectives.Sum globalExamplesWork;
+  private final StepCounts counts;
+  private final boolean join;
+  // Under join, this rank's last batch of its data, copied: what it replays once it ran out.
+  private DataSet replayBatch;
+  private long replayedSteps;
   private long gradientsDoneNs;
   // Gradient all-reduces completed within the current fit: one per truncated BPTT segment.
   private int syncedSegments;
@@ -95,6 +100,10 @@ public final class DdpModel<M extends Model> implements AutoCloseable {
     this.model = model;
     this.group = group;
     this.log = new DebugLog(Settings.process(), group.rank());
+    this.join = options.join();
+    if (join) {
+      refuseWhatJoinCannotReplay(adapter, options);
+    }
     this.timeline =
         options.timelinePattern() == null
             ? Timeline.disabled()
@@ -113,6 +122,7 @@ public final class DdpModel<M extends Model> implements AutoCloseable {
       // Host buffers on ND4J's CPU backend; device buffers on ND4J's stream for ND4J CUDA + cuda
       // group.
       this.collectives = NdCollectives.of(group);
+      this.counts = new StepCounts(collectives, group.timeout());
       logHostCompute();
       this.zero =
           options.zeroRedundancy()
@@ -147,6 +157,26 @@ public final class DdpModel<M extends Model> implements AutoCloseable {
     } catch (RuntimeException | Error e) {
       moveGradientsHome(); // the group may close next and free the shared block
       throw e;
+    }
+  }
+
+  /**
+   * A replayed step must issue exactly the collectives of the steps it shadows: synchronised batch
+   * norm sums statistics in forward and truncated BPTT runs one all-reduce per segment, both
+   * depending on the other ranks' data, which the replaying rank does not have.
+   */
+  private static void refuseWhatJoinCannotReplay(ModelAdapter adapter, DdpOptions options) {
+    if (options.syncBatchNorm()) {
+      throw new ConfigException(
+          "join with syncBatchNorm: a rank that ran out of data cannot take part in the others'"
+              + " batch statistics (turn one of them off, or shard the data evenly with"
+              + " DistributedDataSetIterator)");
+    }
+    if (adapter.truncatedBptt()) {
+      throw new ConfigException(
+          "join on a model trained with truncated BPTT: the number of segments per step depends"
+              + " on the other ranks' sequences, so a rank that ran out cannot replay them (use"
+              + " BackpropType.Standard, or turn join off and shard evenly)");
     }
   }
 
@@ -262,15 +292,21 @@ public final class DdpModel<M extends Model> implements AutoCloseable {
       accumulate(data);
       return;
     }
-    globalExamplesWork =
-        collectives.startSum(new long[] {data.numExamples() + accumulatedExamples});
+    counts.start(data.numExamples() + accumulatedExamples, true, false);
     runStep(data);
   }
 
   /**
-   * One epoch over this rank's {@code iterator}. When any rank runs out of batches the epoch ends
-   * on every rank (the others skip what they have left and say so), so uneven inputs never leave a
-   * rank waiting. Shard data with {@code DistributedDataSetIterator} to keep ranks even.
+   * One epoch over this rank's {@code iterator}. Without {@link DdpOptions#join()}, when any rank
+   * runs out of batches the epoch ends on every rank (the others skip what they have left and say
+   * so), so uneven inputs never leave a rank waiting; shard data with {@code
+   * DistributedDataSetIterator} to keep ranks even. With join, a rank that ran out replays its last
+   * batch with a zero gradient and zero examples in every further step, applying the averaged
+   * gradient like the others, until every rank ran out.
+   *
+   * <p>Each step's counts (its examples over all ranks, who has a next batch) travel in one
+   * all-reduce started before the step's compute ({@link StepCounts}); the training thread blocks
+   * on counts once per epoch, before the first step.
    */
   public void fit(DataSetIterator iterator) {
     requireOpen();
@@ -282,27 +318,50 @@ public final class DdpModel<M extends Model> implements AutoCloseable {
       iterator.reset();
     }
     adapter.epochStart();
+    boolean has = iterator.hasNext();
+    counts.announce(has, join && !has && replayBatch == null);
+    if (counts.ranksUnableToReplay() > 0 && counts.ranksWithNext() > 0) {
+      throw new IllegalStateException(
+          String.format(
+              "join: %d of %d ranks have no batch in this epoch and never trained one, so they"
+                  + " have nothing to replay the others' steps on (give every rank a batch)",
+              counts.ranksUnableToReplay(), group.size()));
+    }
     long step = 0;
-    while (true) {
-      boolean has = iterator.hasNext();
-      DataSet data = has ? iterator.next() : null;
-      long[] flags = {has ? 1 : 0, has ? data.numExamples() + accumulatedExamples : 0};
-      flags = collectives.sum(flags);
-      if (flags[0] < group.size()) {
+    while (counts.ranksWithNext() > 0) {
+      if (!join && counts.ranksWithNext() < group.size()) {
         if (has) {
           log.log(
               DebugLog.Level.WARN,
               String.format(
                   "%d of %d ranks ran out of data after %d steps of this epoch; this rank skips"
                       + " its remaining batches (shard with DistributedDataSetIterator to keep"
-                      + " ranks even)",
-                  group.size() - flags[0], group.size(), step));
+                      + " ranks even, or join with DDP4J_JOIN=1)",
+                  group.size() - counts.ranksWithNext(), group.size(), step));
         }
         break;
       }
-      globalExamples = flags[1];
-      globalExamplesWork = null;
-      runStep(data);
+      DataSet data = has ? iterator.next() : replayBatch;
+      boolean hasNext = has && iterator.hasNext();
+      if (join && has && !hasNext) {
+        replayBatch = data.copy(); // before the iterator may reuse its memory
+        log.log(
+            DebugLog.Level.INFO,
+            String.format(
+                "join: out of data after %d steps of this epoch; replaying with zero gradient"
+                    + " until every rank is",
+                step + 1));
+      }
+      counts.start(
+          has ? data.numExamples() + accumulatedExamples : accumulatedExamples, has, hasNext);
+      gradients.zeroBeforeSend(!has);
+      try {
+        runStep(data);
+      } finally {
+        gradients.zeroBeforeSend(false);
+      }
+      replayedSteps += has ? 0 : 1;
+      has = hasNext;
       step++;
     }
     adapter.epochEnd();
@@ -357,13 +416,11 @@ public final class DdpModel<M extends Model> implements AutoCloseable {
   private void onGradientsComputed() {
     reducer.finishStep();
     reducer.awaitStep(group.timeout());
-    if (globalExamplesWork != null) {
-      globalExamples = globalExamplesWork.await(group.timeout())[0];
-      globalExamplesWork = null;
-    }
-    // DL4J's updater divides by this rank's batch size; weight so that it yields the mean over all
-    // examples.
-    double scale = (double) stepExamples / globalExamples;
+    // DL4J's updater divides by this rank's batch size (a replayed step's too); weight so that it
+    // yields the mean over all examples trained.
+    double scale = (double) stepExamples / counts.examples();
+    // Averaged ranges are averaged over the ranks that trained data (under join: not the replays).
+    long trainingRanks = counts.trainingRanks();
     INDArray g = adapter.gradients();
     try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
       if (scale != 1.0) {
@@ -371,7 +428,7 @@ public final class DdpModel<M extends Model> implements AutoCloseable {
       }
       INDArray flat = g.reshape(g.length());
       for (ParamRange r : adapter.undividedRanges()) {
-        flat.get(NDArrayIndex.interval(r.offset(), r.end())).muli(1.0 / group.size() / scale);
+        flat.get(NDArrayIndex.interval(r.offset(), r.end())).muli(1.0 / trainingRanks / scale);
       }
     }
     gradientsDoneNs = System.nanoTime();
@@ -438,7 +495,9 @@ public final class DdpModel<M extends Model> implements AutoCloseable {
         plan.buckets().size(),
         plan.totalLength(),
         reducer.commNanos(),
-        reducer.exposedNanos());
+        reducer.exposedNanos(),
+        counts.blockingWaits(),
+        replayedSteps);
   }
 
   /** The buckets gradients travel in. */

@@ -23,6 +23,7 @@ import java.util.Optional;
  *   <tr><td>DDP4J_SYNC_BATCHNORM</td><td>1: batch norm statistics over all ranks' examples</td><td>0</td></tr>
  *   <tr><td>DDP4J_SHARED_GRADIENTS</td><td>0: keep the gradients in ND4J's memory</td><td>1</td></tr>
  *   <tr><td>DDP4J_ZERO</td><td>1: ZeRO-1, the updater state sharded over the ranks</td><td>0</td></tr>
+ *   <tr><td>DDP4J_JOIN</td><td>1: uneven inputs, ranks that ran out replay steps until all did</td><td>0</td></tr>
  * </table>
  *
  * <pre>{@code
@@ -41,6 +42,7 @@ public final class DdpOptions {
   private final boolean syncBatchNorm;
   private final boolean sharedGradients;
   private final boolean zeroRedundancy;
+  private final boolean join;
 
   private DdpOptions(Builder b) {
     this.firstBucketBytes = b.firstBucketBytes;
@@ -50,6 +52,7 @@ public final class DdpOptions {
     this.syncBatchNorm = b.syncBatchNorm;
     this.sharedGradients = b.sharedGradients;
     this.zeroRedundancy = b.zeroRedundancy;
+    this.join = b.join;
   }
 
   /** Options to set, starting from {@link #defaults()}. */
@@ -87,6 +90,7 @@ public final class DdpOptions {
         .syncBatchNorm(env.flag("DDP4J_SYNC_BATCHNORM", false))
         .sharedGradients(env.flag("DDP4J_SHARED_GRADIENTS", true))
         .zeroRedundancy(env.flag("DDP4J_ZERO", false))
+        .join(env.flag("DDP4J_JOIN", false))
         .build();
   }
 
@@ -148,6 +152,17 @@ public final class DdpOptions {
     return zeroRedundancy;
   }
 
+  /**
+   * Whether {@code DdpModel.fit(DataSetIterator)} copes with uneven inputs as PyTorch's {@code
+   * Join} does: a rank that ran out of batches replays each further step with a zero gradient and
+   * zero examples (so the mean is over the examples trained) and applies the averaged gradient like
+   * every rank, until every rank ran out. Off by default: the epoch ends on every rank when one ran
+   * out. Cannot be combined with synchronised batch norm or truncated BPTT (refused at wrap).
+   */
+  public boolean join() {
+    return join;
+  }
+
   /** A builder holding these options, to change some of them. */
   public Builder toBuilder() {
     Builder b = new Builder();
@@ -158,6 +173,7 @@ public final class DdpOptions {
     b.syncBatchNorm = syncBatchNorm;
     b.sharedGradients = sharedGradients;
     b.zeroRedundancy = zeroRedundancy;
+    b.join = join;
     return b;
   }
 
@@ -165,14 +181,15 @@ public final class DdpOptions {
   public String toString() {
     return String.format(
         "DdpOptions[firstBucketBytes=%d, bucketCapBytes=%d, commHook=%s, timeline=%s,"
-            + " syncBatchNorm=%b, sharedGradients=%b, zeroRedundancy=%b]",
+            + " syncBatchNorm=%b, sharedGradients=%b, zeroRedundancy=%b, join=%b]",
         firstBucketBytes,
         bucketCapBytes,
         commHook.name(),
         timelinePattern,
         syncBatchNorm,
         sharedGradients,
-        zeroRedundancy);
+        zeroRedundancy,
+        join);
   }
 
   /** Sets options one by one; each setter checks its value. */
@@ -184,6 +201,7 @@ public final class DdpOptions {
     private boolean syncBatchNorm;
     private boolean sharedGradients = true;
     private boolean zeroRedundancy;
+    private boolean join;
 
     private Builder() {}
 
@@ -240,6 +258,12 @@ public final class DdpOptions {
     /** See {@link DdpOptions#zeroRedundancy()} (default off). */
     public Builder zeroRedundancy(boolean on) {
       this.zeroRedundancy = on;
+      return this;
+    }
+
+    /** See {@link DdpOptions#join()} (default off). */
+    public Builder join(boolean on) {
+      this.join = on;
       return this;
     }
 

@@ -11,9 +11,19 @@ package dev.ddp4j.runtime;
  *     steps (host-timed buckets only: 0 when gradients stay on the GPU)
  * @param exposedNanos time the training thread waited for buckets after backward, summed over
  *     steps: the communication backward did not hide
+ * @param countWaits times the training thread blocked on a step's counts: once per epoch of {@code
+ *     fit(iterator)}, plus every later count not yet complete when it was needed (0 in steady
+ *     state: each count is started before its step's compute)
+ * @param replayedSteps steps this rank replayed under join after it ran out of data
  */
 public record DdpStats(
-    long steps, int buckets, long parameters, long commNanos, long exposedNanos) {
+    long steps,
+    int buckets,
+    long parameters,
+    long commNanos,
+    long exposedNanos,
+    long countWaits,
+    long replayedSteps) {
 
   /** Mean wait after backward per step, in milliseconds (0 before the first step). */
   public double exposedMsPerStep() {

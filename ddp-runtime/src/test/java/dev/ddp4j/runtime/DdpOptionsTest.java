@@ -21,6 +21,7 @@ class DdpOptionsTest {
     assertThat(d.timelinePattern()).isNull();
     assertThat(d.syncBatchNorm()).isFalse();
     assertThat(d.sharedGradients()).isTrue();
+    assertThat(d.join()).isFalse();
     assertThat(DdpOptions.fromEnvironment(Settings.empty())).hasToString(d.toString());
   }
 
@@ -35,7 +36,10 @@ class DdpOptionsTest {
             .build();
     assertThat(o.firstBucketBytes()).isEqualTo(DdpOptions.MIB / 2);
     assertThat(o.bucketCapBytes()).isEqualTo(50 * DdpOptions.MIB);
-    DdpOptions changed = o.toBuilder().syncBatchNorm(true).sharedGradients(false).build();
+    DdpOptions changed =
+        o.toBuilder().syncBatchNorm(true).sharedGradients(false).join(true).build();
+    assertThat(changed.join()).isTrue();
+    assertThat(changed.toBuilder().build().join()).isTrue();
     assertThat(changed.syncBatchNorm()).isTrue();
     assertThat(changed.sharedGradients()).isFalse();
     assertThat(changed.commHook().name()).isEqualTo("bf16");
@@ -54,7 +58,9 @@ class DdpOptionsTest {
                     "DDP4J_BUCKET_CAP_MB", "0.25",
                     "DDP4J_COMM_HOOK", "fp16",
                     "DDP4J_SYNC_BATCHNORM", "1",
-                    "DDP4J_SHARED_GRADIENTS", "0")));
+                    "DDP4J_SHARED_GRADIENTS", "0",
+                    "DDP4J_JOIN", "1")));
+    assertThat(o.join()).isTrue();
     assertThat(o.firstBucketBytes()).isEqualTo(2 * DdpOptions.MIB);
     assertThat(o.bucketCapBytes()).isEqualTo(DdpOptions.MIB / 4);
     assertThat(o.commHook().name()).isEqualTo("fp16");
@@ -105,5 +111,8 @@ class DdpOptionsTest {
                     Settings.of(Map.of("DDP4J_COMM_HOOK", "powersgd", "DDP4J_POWERSGD_RANK", "0"))))
         .isInstanceOf(ConfigException.class)
         .hasMessageStartingWith("DDP4J_POWERSGD_RANK=0 (expected: ");
+    assertThatThrownBy(() -> DdpOptions.fromEnvironment(Settings.of(Map.of("DDP4J_JOIN", "yes!"))))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("DDP4J_JOIN=yes! (expected: 1 or 0)");
   }
 }

@@ -10,7 +10,10 @@ import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** noSync accumulation, uneven inputs, and checkpoint resume, each across real processes. */
+/**
+ * noSync accumulation, uneven inputs (with and without join), and checkpoint resume, each across
+ * real processes.
+ */
 class DdpBehaviourTest {
 
   @Test
@@ -46,10 +49,24 @@ class DdpBehaviourTest {
     String out =
         LaunchedJob.runOk(3, Map.of(), ScenarioWorker.class.getName(), "uneven", dir.toString());
     for (int r = 0; r < 3; r++) {
-      // Rank 0 has 3 batches per epoch: every rank stops after 3 steps, twice.
-      assertThat(Files.readString(dir.resolve("rank" + r + ".txt"))).isEqualTo("iterations 6");
+      // Rank 0 has 3 batches per epoch: every rank stops after 3 steps, twice; the step counts
+      // block once per epoch (the first), the others are in flight during the step before.
+      assertThat(Files.readString(dir.resolve("rank" + r + ".txt")))
+          .isEqualTo("iterations 6 countWaits 2");
     }
     assertThat(out).contains("1 of 3 ranks ran out of data after 3 steps of this epoch");
+  }
+
+  @Test
+  void underJoinARankWithNothingToReplayShouldFailOnEveryRankInOneLine(@TempDir Path dir)
+      throws Exception {
+    LaunchedJob.runOk(2, Map.of(), ScenarioWorker.class.getName(), "join-empty", dir.toString());
+    for (int r = 0; r < 2; r++) {
+      assertThat(Files.readString(dir.resolve("rank" + r + ".txt")))
+          .isEqualTo(
+              "join: 1 of 2 ranks have no batch in this epoch and never trained one, so they have"
+                  + " nothing to replay the others' steps on (give every rank a batch)");
+    }
   }
 
   @Test

@@ -27,7 +27,16 @@ enum ParityCase {
   RMSPROP(seed -> ParityModels.graph("rmsprop", seed), ParityCase::denseBatch),
   DROPOUT(ParityModels::withDropout, ParityCase::denseBatch),
   ADAM_GRAPH(seed -> ParityModels.graph("adam", seed), ParityCase::denseBatch),
-  NESTEROV_GRAPH(seed -> ParityModels.graph("nesterov", seed), ParityCase::denseBatch);
+  NESTEROV_GRAPH(seed -> ParityModels.graph("nesterov", seed), ParityCase::denseBatch),
+  /**
+   * BatchNorm without sync, on a batch of {@value #REPEATED_ROWS} rows repeated: each rank's batch
+   * statistics are then the whole batch's, so it matches one process and its running mean and
+   * variance (averaged over the ranks that trained) are held to the floor too.
+   */
+  BATCHNORM_REPEATED(seed -> BatchNormModels.model("dense", seed), ParityCase::repeatedBatch);
+
+  /** How many distinct rows a {@link #BATCHNORM_REPEATED} batch has; ranks must get as many. */
+  static final int REPEATED_ROWS = 4;
 
   private final LongFunction<Model> model;
   private final BiFunction<Integer, Integer, DataSet> batch;
@@ -49,6 +58,12 @@ enum ParityCase {
 
   private static DataSet denseBatch(int step, int examples) {
     return ParityModels.globalBatch(99, step, examples);
+  }
+
+  private static DataSet repeatedBatch(int step, int examples) {
+    DataSet rows = BatchNormModels.globalBatch("dense", step, REPEATED_ROWS);
+    int copies = examples / REPEATED_ROWS;
+    return DataSet.merge(java.util.Collections.nCopies(copies, rows));
   }
 
   static void fit(Model m, DataSet d) {

@@ -55,7 +55,7 @@ public final class ParityCaseWorker {
     }
   }
 
-  private static void write(DataOutputStream o, Model model) throws IOException {
+  static void write(DataOutputStream o, Model model) throws IOException {
     float[] p = model.params().dup().data().asFloat();
     o.writeInt(p.length);
     for (float v : p) {

@@ -20,7 +20,8 @@ import org.nd4j.linalg.dataset.DataSet;
  *   <li>{@code nosync}: two synchronised steps, each after three noSync micro-batches of 5 examples
  *       per rank; writes parameters like ParityWorker.
  *   <li>{@code uneven}: rank r has 3 + r batches per epoch; two epochs of fit(iterator); writes the
- *       iteration count reached.
+ *       iteration count reached and how often the step counts blocked.
+ *   <li>{@code join-empty}: join on, rank 0 has 2 batches and rank 1 none; writes fit's error.
  *   <li>{@code nosync-tbptt}: noSync() on an LSTM trained with truncated BPTT; writes its error.
  * </ul>
  */
@@ -41,7 +42,13 @@ public final class ScenarioWorker {
               : ParityModels.multiLayer("adam", 1234);
       try (DdpModel ddp =
           DdpModel.wrap(
-              net, pg, DdpOptions.builder().firstBucketBytes(64).bucketCapBytes(2048).build())) {
+              net,
+              pg,
+              DdpOptions.builder()
+                  .firstBucketBytes(64)
+                  .bucketCapBytes(2048)
+                  .join(scenario.equals("join-empty"))
+                  .build())) {
         if (scenario.equals("nosync")) {
           List<float[]> snapshots = new ArrayList<>();
           for (int s = 0; s < 2; s++) {
@@ -66,7 +73,20 @@ public final class ScenarioWorker {
           }
           ddp.fit(new ListDataSetIterator<>(batches, 1), 2);
           Files.writeString(
-              out.resolve("rank" + pg.rank() + ".txt"), "iterations " + net.getIterationCount());
+              out.resolve("rank" + pg.rank() + ".txt"),
+              "iterations " + net.getIterationCount() + " countWaits " + ddp.stats().countWaits());
+        } else if (scenario.equals("join-empty")) {
+          List<DataSet> batches = new ArrayList<>();
+          for (int b = 0; b < 2 * (1 - pg.rank()); b++) {
+            batches.add(ParityModels.globalBatch(3, b, 4));
+          }
+          String error = "none";
+          try {
+            ddp.fit(new ListDataSetIterator<>(batches, 1));
+          } catch (IllegalStateException e) {
+            error = e.getMessage();
+          }
+          Files.writeString(out.resolve("rank" + pg.rank() + ".txt"), error);
         } else if (scenario.equals("nosync-tbptt")) {
           String error = "none";
           try {
@@ -77,7 +97,7 @@ public final class ScenarioWorker {
           Files.writeString(out.resolve("rank" + pg.rank() + ".txt"), error);
         } else {
           throw new IllegalArgumentException(
-              "scenario '" + scenario + "' (expected: nosync, uneven or nosync-tbptt)");
+              "scenario '" + scenario + "' (expected: nosync, uneven, join-empty or nosync-tbptt)");
         }
       }
     }

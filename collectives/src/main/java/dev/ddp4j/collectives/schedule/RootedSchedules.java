@@ -48,7 +48,8 @@ public final class RootedSchedules {
     for (int c = 0; c < rings.length; c++) {
       int[] ring = rings[c];
       int p = RingSchedules.positionOf(ring, rank);
-      int chainPos = Math.floorMod(p - RingSchedules.positionOf(ring, root) - 1, n); // n-1: the root
+      int chainPos =
+          Math.floorMod(p - RingSchedules.positionOf(ring, root) - 1, n); // n-1: the root
       int next = ring[(p + 1) % n];
       int prev = ring[Math.floorMod(p - 1, n)];
       long start = layout.offset(c, 0);

@@ -39,6 +39,9 @@ public final class Nd4jGradients implements GradientSource {
   private INDArray gradientSeen;
   private INDArray accumulatedSeen;
   private boolean addAccumulated;
+  // A replayed step under join: each bucket is zeroed before it is sent, so this rank contributes
+  // nothing but still takes part in every collective.
+  private boolean zeroBeforeSend;
 
   /**
    * @param params every parameter of the model, in the flat layout {@code plan} was cut from
@@ -97,6 +100,14 @@ public final class Nd4jGradients implements GradientSource {
     addAccumulated = accumulated != null;
   }
 
+  /**
+   * Whether the next steps send zeros instead of backward's gradient (plus any accumulated one):
+   * what a rank that ran out of data sends while it replays steps under join.
+   */
+  public void zeroBeforeSend(boolean on) {
+    zeroBeforeSend = on;
+  }
+
   private void slice(INDArray flat, INDArray[] views) {
     INDArray vector = flat.reshape(flat.length());
     if (vector.data().address() != flat.data().address()) {
@@ -118,6 +129,9 @@ public final class Nd4jGradients implements GradientSource {
     }
     CommHook.Pending p;
     try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
+      if (zeroBeforeSend) {
+        bucketViews[b].assign(0);
+      }
       if (addAccumulated) {
         bucketViews[b].addi(accumulatedViews[b]);
         accumulatedViews[b].assign(0);

@@ -9,6 +9,7 @@ import dev.ddp4j.runtime.comm.ArrayAllReduce;
 import dev.ddp4j.runtime.comm.NdBuffers;
 import dev.ddp4j.runtime.cuda.CommStream;
 import java.time.Duration;
+import java.util.function.Supplier;
 import org.nd4j.linalg.api.concurrency.AffinityManager;
 import org.nd4j.linalg.api.memory.MemoryWorkspace;
 import org.nd4j.linalg.api.ndarray.INDArray;
@@ -133,10 +134,7 @@ public final class NdCollectives implements ArrayAllReduce {
   public Sum startSum(long[] values) {
     if (device == null) {
       Work w = group.allReduce(HostBuffer.of(values), ReduceOp.SUM);
-      return timeout -> {
-        w.await(timeout);
-        return values;
-      };
+      return new Sum(w, () -> values);
     }
     INDArray onDevice;
     try (MemoryWorkspace ws = Nd4j.getWorkspaceManager().scopeOutOfWorkspaces()) {
@@ -144,10 +142,7 @@ public final class NdCollectives implements ArrayAllReduce {
     }
     Work w = group.allReduce(device.describe(onDevice), ReduceOp.SUM);
     device.deviceWritten(onDevice);
-    return timeout -> {
-      w.await(timeout);
-      return onDevice.toLongVector();
-    };
+    return new Sum(w, onDevice::toLongVector);
   }
 
   /** Sums {@code values} over all ranks and returns the sums (synchronously). */
@@ -156,8 +151,24 @@ public final class NdCollectives implements ArrayAllReduce {
   }
 
   /** A sum of counts in flight. */
-  public interface Sum {
+  public static final class Sum {
+    private final Work work;
+    private final Supplier<long[]> result;
+
+    private Sum(Work work, Supplier<long[]> result) {
+      this.work = work;
+      this.result = result;
+    }
+
     /** Waits up to {@code timeout} and returns the sums. */
-    long[] await(Duration timeout);
+    public long[] await(Duration timeout) {
+      work.await(timeout);
+      return result.get();
+    }
+
+    /** Whether the sum is complete, so that {@link #await} will not block. Never blocks. */
+    public boolean isCompleted() {
+      return work.isCompleted();
+    }
   }
 }
