@@ -360,7 +360,9 @@ public final class DdpModel<M extends Model> implements AutoCloseable {
       } finally {
         gradients.zeroBeforeSend(false);
       }
-      replayedSteps += has ? 0 : 1;
+      if (!has) {
+        replayedSteps++;
+      }
       has = hasNext;
       step++;
     }

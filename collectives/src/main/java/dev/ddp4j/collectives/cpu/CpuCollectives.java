@@ -236,31 +236,42 @@ final class CpuCollectives implements AutoCloseable {
   /** {@code output} is null except on the root. */
   void gather(
       HostMemory input, HostMemory output, int root, PieceTag tag, long deadlineNs, String what) {
-    long block = input.count();
-    HostMemory work = input;
-    if (rank == root) {
-      work = output;
-      HostMemory mine = output.slice(block * rank, block);
-      if (!sameMemory(input, mine)) {
-        mine.copyFrom(input);
-      }
-    }
-    runRooted(RootedSchedules.Kind.GATHER, block, root, work, tag, deadlineNs, what);
+    rootedBlocks(RootedSchedules.Kind.GATHER, input, output, root, tag, deadlineNs, what);
   }
 
   /** {@code input} is null except on the root. */
   void scatter(
       HostMemory input, HostMemory output, int root, PieceTag tag, long deadlineNs, String what) {
-    long block = output.count();
-    HostMemory work = output;
+    rootedBlocks(RootedSchedules.Kind.SCATTER, output, input, root, tag, deadlineNs, what);
+  }
+
+  /**
+   * Gather or scatter: {@code block} is this rank's own block, {@code whole} the root's n blocks
+   * (null elsewhere). The root's own block never travels: it is copied in (gather) or out (scatter)
+   * here, and the root's program works in {@code whole}.
+   */
+  private void rootedBlocks(
+      RootedSchedules.Kind kind,
+      HostMemory block,
+      HostMemory whole,
+      int root,
+      PieceTag tag,
+      long deadlineNs,
+      String what) {
+    long count = block.count();
+    HostMemory work = block;
     if (rank == root) {
-      work = input;
-      HostMemory mine = input.slice(block * rank, block);
-      if (!sameMemory(output, mine)) {
-        output.copyFrom(mine);
+      work = whole;
+      HostMemory mine = whole.slice(count * rank, count);
+      if (!sameMemory(block, mine)) {
+        if (kind == RootedSchedules.Kind.GATHER) {
+          mine.copyFrom(block);
+        } else {
+          block.copyFrom(mine);
+        }
       }
     }
-    runRooted(RootedSchedules.Kind.SCATTER, block, root, work, tag, deadlineNs, what);
+    runRooted(kind, count, root, work, tag, deadlineNs, what);
   }
 
   /** In scratch laid out as [input blocks | output blocks]: the runner has one working buffer. */

@@ -503,18 +503,19 @@ public final class CpuProcessGroup implements ProcessGroup {
   /** Point-to-point: on the group's {@link PairMessages}, outside the collective sequence. */
   @Override
   public synchronized Work isend(TensorBuffer buffer, int dst) {
-    CollectiveChecks.peer("isend", dst, rank, size);
-    HostMemory mem = host("isend", buffer);
-    requireOpen("isend");
-    return messages.isend(mem, dst);
+    return messages.isend(pointToPoint("isend", buffer, dst), dst);
   }
 
   @Override
   public synchronized Work irecv(TensorBuffer buffer, int src) {
-    CollectiveChecks.peer("irecv", src, rank, size);
-    HostMemory mem = host("irecv", buffer);
-    requireOpen("irecv");
-    return messages.irecv(mem, src);
+    return messages.irecv(pointToPoint("irecv", buffer, src), src);
+  }
+
+  private HostMemory pointToPoint(String op, TensorBuffer buffer, int peer) {
+    CollectiveChecks.peer(op, peer, rank, size);
+    HostMemory mem = host(op, buffer);
+    requireOpen(op);
+    return mem;
   }
 
   @Override

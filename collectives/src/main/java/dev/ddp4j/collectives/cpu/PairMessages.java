@@ -50,6 +50,7 @@ final class PairMessages implements AutoCloseable {
   private static final int NACK = 3;
   private static final long CHECK_INTERVAL_NS = 1_000_000L;
   private static final long IDLE_PARK_NS = 5_000_000L;
+  private static final long DRAIN_GRACE_NS = 2_000_000_000L;
 
   private final int rank;
   private final HostLinks links;
@@ -58,6 +59,7 @@ final class PairMessages implements AutoCloseable {
   private final Lane[] sends; // [peer]: this rank's messages to peer
   private final Lane[] receives; // [peer]: messages from peer to this rank
   private final ArrayDeque<PieceTag>[] clearToSend; // [peer]: CTS read before their send
+  private final long[] goneSinceNs; // [peer]: when this thread first saw it gone, 0 before
   private final ConcurrentLinkedQueue<Message> posted = new ConcurrentLinkedQueue<>();
   private final PieceTag tag = new PieceTag();
   private final IdleWaiter waiter = new IdleWaiter();
@@ -77,6 +79,7 @@ final class PairMessages implements AutoCloseable {
     this.sends = new Lane[n];
     this.receives = new Lane[n];
     this.clearToSend = new ArrayDeque[n];
+    this.goneSinceNs = new long[n];
     for (int p = 0; p < n; p++) {
       sends[p] = new Lane();
       receives[p] = new Lane();
@@ -99,19 +102,22 @@ final class PairMessages implements AutoCloseable {
     final HostMemory memory;
     final int meta;
     final String what;
+    final String label; // what, its number and this rank: how every error names the message
     final long deadlineNs;
     final FutureWork work;
     boolean cleared; // send: its CTS matched; receive: its CTS went out
     int nackMeta = -1; // send: a NACK (with this rank's shape) still to go out
     long doneBytes;
 
-    Message(boolean send, int peer, long number, HostMemory memory, String what, Duration t) {
+    Message(
+        boolean send, int peer, long number, HostMemory memory, String what, int rank, Duration t) {
       this.send = send;
       this.peer = peer;
       this.number = number;
       this.memory = memory;
       this.meta = DATA | memory.dataType().ordinal() << 4;
       this.what = what;
+      this.label = what + " #" + number + " on rank " + rank;
       this.deadlineNs = System.nanoTime() + t.toNanos();
       // The thread fails a late message first, with the better message; this bound is a backstop.
       this.work = new FutureWork(number, what, t.plusSeconds(2), () -> List.of(peer));
@@ -141,7 +147,7 @@ final class PairMessages implements AutoCloseable {
             + (send ? " to rank " : " from rank ")
             + peer
             + ")";
-    Message m = new Message(send, peer, n, memory, what, timeout);
+    Message m = new Message(send, peer, n, memory, what, rank, timeout);
     posted.add(m);
     if (thread == null) {
       thread = new Thread(this::loop, threadName);
@@ -190,11 +196,7 @@ final class PairMessages implements AutoCloseable {
     if (lane.broken != null) {
       m.work.fail(
           new DdpException(
-              m.what
-                  + " #"
-                  + m.number
-                  + " on rank "
-                  + rank
+              m.label
                   + ": this pair's messages are out of step since an earlier one failed ("
                   + lane.broken.getMessage()
                   + "); close the group and create a new one",
@@ -342,19 +344,13 @@ final class PairMessages implements AutoCloseable {
     lane.broken = error;
     for (Message left; (left = lane.queue.pollFirst()) != null; ) {
       pending--;
-      left.work.fail(
-          new DdpException(
-              left.what + " #" + left.number + " on rank " + rank + " not run: " + error, error));
+      left.work.fail(new DdpException(left.label + " not run: " + error, error));
     }
   }
 
   private CollectiveMismatchException mismatch(Message m, long theirCount, int theirMeta) {
     return new CollectiveMismatchException(
-        m.what
-            + " #"
-            + m.number
-            + " on rank "
-            + rank
+        m.label
             + ": "
             + shape(m.memory.count(), m.meta >>> 4)
             + ", but rank "
@@ -370,11 +366,7 @@ final class PairMessages implements AutoCloseable {
 
   private DdpException outOfStep(Message m, String what) {
     return new DdpException(
-        m.what
-            + " #"
-            + m.number
-            + " on rank "
-            + rank
+        m.label
             + ": rank "
             + m.peer
             + " sent "
@@ -385,26 +377,32 @@ final class PairMessages implements AutoCloseable {
   /** About once a millisecond while messages wait: deadlines and the health of their peers. */
   private void checkLanes(long now) {
     for (int p = 0; p < sends.length; p++) {
-      for (Lane lane : new Lane[] {sends[p], receives[p]}) {
-        Message m = lane.queue.peekFirst();
-        if (m == null) {
-          continue;
-        }
-        String gone = links.peerGone(p, false);
-        // Its last pieces may have landed just before it left: a pass that finds none first.
-        if (gone != null && !read(p) && lane.queue.peekFirst() == m) {
-          finish(
-              m,
-              new PeerFailureException(
-                  p, m.what + " #" + m.number + " on rank " + rank + " cannot finish: " + gone));
-        } else {
-          for (Message late : lane.queue) {
-            if (now - late.deadlineNs >= 0) {
-              finish(late, timedOut(late));
-              break;
-            }
-          }
-        }
+      checkLane(sends[p], p, now);
+      checkLane(receives[p], p, now);
+    }
+  }
+
+  private void checkLane(Lane lane, int peer, long now) {
+    Message m = lane.queue.peekFirst();
+    if (m == null) {
+      return;
+    }
+    String gone = links.peerGone(peer, false);
+    if (gone != null && goneSinceNs[peer] == 0) {
+      goneSinceNs[peer] = now;
+    }
+    // Its last pieces may have landed just before it left, or still be on their way (its own
+    // connection closes after them, maybe later than this rank's to it): wait for that connection
+    // to close, for at most DRAIN_GRACE_NS, then for a pass that finds nothing more.
+    boolean draining = links.mayStillDeliver(peer) && now - goneSinceNs[peer] < DRAIN_GRACE_NS;
+    if (gone != null && !draining && !read(peer) && lane.queue.peekFirst() == m) {
+      finish(m, new PeerFailureException(peer, m.label + " cannot finish: " + gone));
+      return;
+    }
+    for (Message late : lane.queue) {
+      if (now - late.deadlineNs >= 0) {
+        finish(late, timedOut(late));
+        return;
       }
     }
   }
@@ -422,11 +420,7 @@ final class PairMessages implements AutoCloseable {
       state = "rank " + m.peer + " posted no matching " + (m.send ? "irecv" : "isend");
     }
     return new DdpTimeoutException(
-        m.what
-            + " #"
-            + m.number
-            + " on rank "
-            + rank
+        m.label
             + " timed out after "
             + timeout.toSeconds()
             + " s: "

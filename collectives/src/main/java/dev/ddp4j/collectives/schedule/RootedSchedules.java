@@ -56,10 +56,8 @@ public final class RootedSchedules {
       long len = layout.length(c, 0);
       int slices = (int) Math.max(1, Math.min(Integer.MAX_VALUE, ceil(len, maxStepElements)));
       List<Step> steps = new ArrayList<>();
-      if (n > 1 && len > 0) {
-        if (chainPos == n - 1) {
-          steps.add(Step.send(next, start + len - 1, 1)); // the root's next heads the chain
-        }
+      if (n > 1 && len > 0 && chainPos == n - 1) {
+        steps.add(Step.send(next, start + len - 1, 1)); // the root's next heads the chain
       }
       for (int s = 0; s < slices && n > 1; s++) {
         long from = ChunkLayout.partStart(len, slices, s);

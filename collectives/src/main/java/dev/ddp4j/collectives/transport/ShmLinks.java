@@ -151,12 +151,12 @@ final class ShmLinks implements AutoCloseable {
   SendPort sendPort(int peer, int channel) {
     int p = indexOf(nodeRanks, peer);
     long ring = peers[p].address() + layout.ringOffset(channel, localIndex);
-    return new ShmSendPort(ring, layout, "SHM over NODE");
+    return new ShmSendPort(ring, layout, channel, "SHM over NODE");
   }
 
   RecvPort recvPort(int peer, int channel) {
     int p = indexOf(nodeRanks, peer);
-    return new ShmRecvPort(own.address() + layout.ringOffset(channel, p), layout);
+    return new ShmRecvPort(own.address() + layout.ringOffset(channel, p), layout, channel);
   }
 
   void started(long sequence) {

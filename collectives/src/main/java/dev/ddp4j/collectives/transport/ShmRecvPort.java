@@ -13,9 +13,9 @@ final class ShmRecvPort implements RecvPort {
   private long tailSeen;
   private long slot;
 
-  ShmRecvPort(long ringAddress, ShmRingDescriptor layout) {
+  ShmRecvPort(long ringAddress, ShmRingDescriptor layout, int channel) {
     this.ring = ringAddress;
-    this.slots = layout.slots();
+    this.slots = layout.slots(channel);
     this.slotStride = layout.slotStride();
     this.head = UNSAFE.getLongVolatile(null, ring + HEAD_OFFSET);
     this.tailSeen = head;

@@ -24,9 +24,11 @@ package dev.ddp4j.collectives.transport;
  * | 448 gathered u64: sequence + 1 once done reading peers     |
  * +------------------------------------------------------------+
  * | ring(channel 0, from rank 0) | ring(0, 1) | ... | ring(channels-1, ranks-1) |
+ * | message ring(from rank 0) | ... | message ring(from rank ranks-1)          |
  * +------------------------------------------------------------+
  *
- * ring (ringBytes = RING_HEADER + slots * slotStride), at ringOffset(channel, fromRank):
+ * ring (ringBytes = RING_HEADER + slots * slotStride), at ringOffset(channel, fromRank); the
+ * message rings (channel index {@code channels}, point-to-point only) have MESSAGE_SLOTS slots:
  * 0      head u64: pieces the receiver released     (receiver writes; own cache lines)
  * 128    tail u64: pieces the sender published      (sender writes, release store)
  * 256    slot 0 | slot 1 | ... | slot (slots-1)      (piece i lives in slot i % slots)
@@ -65,6 +67,13 @@ public final class ShmRingDescriptor {
   public static final int HEAD_OFFSET = 0;
   public static final int TAIL_OFFSET = 128;
 
+  /**
+   * Slots of a message ring. A point-to-point message streams between two ranks only, so double
+   * buffering keeps it moving; a full set of slots would double every cpu job's shared memory (8
+   * ranks would no longer fit Docker's default 64 MiB /dev/shm) for sends most jobs never make.
+   */
+  public static final int MESSAGE_SLOTS = 2;
+
   public static final int SLOT_HEADER = 64;
   public static final int SLOT_LENGTH_OFFSET = 0;
   public static final int SLOT_META_OFFSET = 4;
@@ -95,12 +104,19 @@ public final class ShmRingDescriptor {
     return ranks;
   }
 
+  /** The collectives' channels; the message rings come after them, at index {@code channels}. */
   public int channels() {
     return channels;
   }
 
+  /** Slots of the collectives' rings. */
   public int slots() {
     return slots;
+  }
+
+  /** Slots of the rings of {@code channel}: fewer for the message rings. */
+  public int slots(int channel) {
+    return channel == channels ? MESSAGE_SLOTS : slots;
   }
 
   public int slotBytes() {
@@ -111,16 +127,20 @@ public final class ShmRingDescriptor {
     return SLOT_HEADER + (long) slotBytes;
   }
 
-  public long ringBytes() {
-    return RING_HEADER + slots * slotStride();
+  public long ringBytes(int channel) {
+    return RING_HEADER + slots(channel) * slotStride();
   }
 
+  /**
+   * Where the ring of {@code channel} from {@code fromRank} starts; channel {@code channels}:
+   * messages.
+   */
   public long ringOffset(int channel, int fromRank) {
-    return CONTROL_BYTES + ((long) channel * ranks + fromRank) * ringBytes();
+    return CONTROL_BYTES + (long) channel * ranks * ringBytes(0) + fromRank * ringBytes(channel);
   }
 
-  /** The whole file. */
+  /** The whole file: the collectives' rings, then the message rings. */
   public long fileBytes() {
-    return ringOffset(channels, 0);
+    return ringOffset(channels, ranks);
   }
 }

@@ -14,9 +14,9 @@ final class ShmSendPort implements SendPort {
   private long tail;
   private long headSeen;
 
-  ShmSendPort(long ringAddress, ShmRingDescriptor layout, String route) {
+  ShmSendPort(long ringAddress, ShmRingDescriptor layout, int channel, String route) {
     this.ring = ringAddress;
-    this.slots = layout.slots();
+    this.slots = layout.slots(channel);
     this.slotBytes = layout.slotBytes();
     this.slotStride = layout.slotStride();
     this.route = route;

@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.stream.IntStream;
@@ -57,6 +58,8 @@ final class SocketLinks implements AutoCloseable {
   private final AtomicReferenceArray<String> failures; // [peer]: what it reported, or null
   private final CountDownLatch hellos;
   private final AtomicLongArray lastHeardNs; // [peer]: nanoTime of its last frame, 0 before hello
+  private final AtomicIntegerArray
+      inboundOpen; // [peer]: 1 from its hello until its connection closed
   private final long livenessNs;
   private final SocketHandshake handshake;
   private volatile ScheduledFuture<?> heartbeats;
@@ -87,6 +90,7 @@ final class SocketLinks implements AutoCloseable {
     this.failures = new AtomicReferenceArray<>(size);
     this.hellos = new CountDownLatch(remotePeers);
     this.lastHeardNs = new AtomicLongArray(size);
+    this.inboundOpen = new AtomicIntegerArray(size);
     this.livenessNs = TimeUnit.MILLISECONDS.toNanos(livenessMs);
     for (int p = 0; p < size; p++) {
       for (int c = 0; c < channels; c++) {
@@ -107,6 +111,7 @@ final class SocketLinks implements AutoCloseable {
     this.failures = base.failures;
     this.hellos = base.hellos;
     this.lastHeardNs = base.lastHeardNs;
+    this.inboundOpen = base.inboundOpen;
     this.livenessNs = base.livenessNs;
     this.handshake = base.handshake;
     this.server = server;
@@ -288,6 +293,7 @@ final class SocketLinks implements AutoCloseable {
             mac = acceptor.frameMac();
             peer = proved;
             lastHeardNs.set(peer, System.nanoTime());
+            inboundOpen.set(peer, 1);
             hellos.countDown();
           }
         } finally {
@@ -354,6 +360,7 @@ final class SocketLinks implements AutoCloseable {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
       if (peer >= 0) {
+        inboundOpen.set(peer, 0); // after its last frame: Netty reads a channel in order
         lost(peer, "connection from rank " + peer + " closed");
       }
     }
@@ -413,6 +420,14 @@ final class SocketLinks implements AutoCloseable {
           + " counts as dead)";
     }
     return null;
+  }
+
+  /**
+   * True while the connection from {@code peer} is open: frames it sent before it left may still
+   * arrive, even once its other connection (this rank's to it) reported the peer gone.
+   */
+  boolean inboundOpen(int peer) {
+    return inboundOpen.get(peer) == 1;
   }
 
   String failure(int peer) {

@@ -5,6 +5,7 @@ import static dev.ddp4j.collectives.transport.SocketFrameDescriptor.HEADER_BYTES
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
 
 /** The frames one peer sent on one channel, queued by the event loop until the executor reads. */
 final class SocketRecvPort implements RecvPort {
@@ -27,7 +28,7 @@ final class SocketRecvPort implements RecvPort {
     frames.add(frame);
     Thread t = reader;
     if (!collective && t != null) {
-      java.util.concurrent.locks.LockSupport.unpark(t);
+      LockSupport.unpark(t);
     }
   }
 

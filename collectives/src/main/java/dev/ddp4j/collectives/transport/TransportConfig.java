@@ -146,7 +146,6 @@ public record TransportConfig(
   }
 
   public ShmRingDescriptor ringLayout(int nodeRanks) {
-    // One ring more than the collectives' channels: point-to-point messages have their own.
-    return new ShmRingDescriptor(nodeRanks, channels + 1, slots, slotBytes);
+    return new ShmRingDescriptor(nodeRanks, channels, slots, slotBytes);
   }
 }

@@ -1,6 +1,9 @@
 package dev.ddp4j.collectives.transport;
 
 import static dev.ddp4j.collectives.reduce.UnsafeMemory.UNSAFE;
+import static dev.ddp4j.collectives.transport.ShmRingDescriptor.CONTROL_BYTES;
+import static dev.ddp4j.collectives.transport.ShmRingDescriptor.MESSAGE_SLOTS;
+import static dev.ddp4j.collectives.transport.ShmRingDescriptor.RING_HEADER;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -23,8 +26,8 @@ class ShmRingTest {
         ShmSegment sender = ShmSegment.open(receiver.path(), layout.fileBytes())) {
       long ringAtReceiver = receiver.address() + layout.ringOffset(0, 1);
       long ringAtSender = sender.address() + layout.ringOffset(0, 1);
-      SendPort out = new ShmSendPort(ringAtSender, layout, "SHM over NODE");
-      RecvPort in = new ShmRecvPort(ringAtReceiver, layout);
+      SendPort out = new ShmSendPort(ringAtSender, layout, 0, "SHM over NODE");
+      RecvPort in = new ShmRecvPort(ringAtReceiver, layout, 0);
       byte[] piece = new byte[4096];
       PieceTag tag = new PieceTag();
       PieceTag seen = new PieceTag();
@@ -55,6 +58,36 @@ class ShmRingTest {
         received++;
       }
       assertThat(in.poll()).as("ring empty").isFalse();
+    }
+  }
+
+  @Test
+  void messageRingsShouldFollowTheCollectivesRingsWithTwoSlotsAndEndTheFile() {
+    ShmRingDescriptor layout = new ShmRingDescriptor(3, 2, 8, 4096);
+    long collectiveRing = RING_HEADER + 8 * layout.slotStride();
+    long messageRing = RING_HEADER + MESSAGE_SLOTS * layout.slotStride();
+    assertThat(layout.ringOffset(1, 2)).isEqualTo(CONTROL_BYTES + 5 * collectiveRing);
+    assertThat(layout.ringOffset(2, 0)).isEqualTo(CONTROL_BYTES + 6 * collectiveRing);
+    assertThat(layout.fileBytes()).isEqualTo(CONTROL_BYTES + 6 * collectiveRing + 3 * messageRing);
+    try (ShmSegment receiver = ShmSegment.create(dir, dir, "messages", layout.fileBytes());
+        ShmSegment sender = ShmSegment.open(receiver.path(), layout.fileBytes())) {
+      SendPort out =
+          new ShmSendPort(sender.address() + layout.ringOffset(2, 2), layout, 2, "SHM over NODE");
+      RecvPort in = new ShmRecvPort(receiver.address() + layout.ringOffset(2, 2), layout, 2);
+      byte[] piece = new byte[4096];
+      PieceTag tag = new PieceTag();
+      for (int k = 0; k < MESSAGE_SLOTS; k++) {
+        piece[4095] = (byte) (k + 1); // the last slot's last byte is the file's last byte
+        assertThat(out.offer(piece, UnsafeMemory.BYTE_BASE, 4096, tag.set(k, 0, 0))).isTrue();
+      }
+      assertThat(out.offer(piece, UnsafeMemory.BYTE_BASE, 1, tag))
+          .as("message ring full")
+          .isFalse();
+      assertThat(UNSAFE.getByte(receiver.address() + layout.fileBytes() - 1)).isEqualTo((byte) 2);
+      assertThat(in.poll()).isTrue();
+      assertThat(UNSAFE.getByte(in.address() + 4095)).isEqualTo((byte) 1);
+      in.release();
+      assertThat(out.offer(piece, UnsafeMemory.BYTE_BASE, 1, tag)).as("a slot freed").isTrue();
     }
   }
 

@@ -71,13 +71,18 @@ class DoctorFixtureTest {
   }
 
   @Test
-  void aSmallShmWithRoomInTheFallbackShouldOnlyWarn() {
+  void ringsThatFitAContainersSixtyFourMegabytesShouldPass() {
+    // 8 files of 512 B + 8 rings of 8 slots + 8 message rings of 2 slots: 40.1 MiB
+    DoctorRun eight = DoctorRun.of(new RecordedMachine("container-64m"), "--nproc-per-node=8");
+    assertThat(eight.line("shm")).startsWith("OK").contains("need 40.1 MiB");
     DoctorRun r =
         DoctorRun.of(
-            new RecordedMachine("container-64m").with("DDP4J_SHM_SLOTS", "2"),
+            new RecordedMachine("container-64m")
+                .with("DDP4J_SHM_SLOTS", "2")
+                .with("DDP4J_SHM_SLOT_BYTES", "32768"),
             "--nproc-per-node=16");
-    // 16 files of 512 B + 16 rings of 2 slots: 33.6 MiB, under the 64 MiB
-    assertThat(r.line("shm")).startsWith("OK");
+    // 16 files of 512 B + 16 rings and 16 message rings of 2 slots of 32 KiB: 32.2 MiB
+    assertThat(r.line("shm")).startsWith("OK").contains("need 32.2 MiB");
     DoctorRun big =
         DoctorRun.of(
             new RecordedMachine("dgx-h100")
