@@ -50,6 +50,31 @@ final class CpuCollectives implements AutoCloseable {
     return t == DataType.FLOAT16 || t == DataType.BFLOAT16;
   }
 
+  /** What half types travel and sum as: float32, whose sums keep their precision. */
+  private static DataType wire(DataType t) {
+    return half(t) ? DataType.FLOAT32 : t;
+  }
+
+  /** Copies the first {@code count} elements of {@code from} to {@code to}, in the wire type. */
+  private static void toWire(HostMemory from, long to, long count) {
+    DataType t = from.dataType();
+    if (half(t)) {
+      Reductions.halfToFloat(t == DataType.BFLOAT16, from.base(), from.offset(), null, to, count);
+    } else {
+      UNSAFE.copyMemory(from.base(), from.offset(), null, to, t.bytesFor(count));
+    }
+  }
+
+  /** Copies {@code count} wire-type elements at {@code from} into {@code to}, in its own type. */
+  private static void fromWire(long from, HostMemory to, long count) {
+    DataType t = to.dataType();
+    if (half(t)) {
+      Reductions.floatToHalf(t == DataType.BFLOAT16, null, from, to.base(), to.offset(), count);
+    } else {
+      UNSAFE.copyMemory(null, from, to.base(), to.offset(), t.bytesFor(count));
+    }
+  }
+
   private static boolean sameMemory(HostMemory a, HostMemory b) {
     return a.base() == b.base() && a.offset() == b.offset();
   }
@@ -70,13 +95,12 @@ final class CpuCollectives implements AutoCloseable {
     long count = in.count();
     if (half(type)) {
       long work = scratch(count * 4);
-      boolean bf = type == DataType.BFLOAT16;
-      Reductions.halfToFloat(bf, in.base(), in.offset(), null, work, count);
+      toWire(in, work, count);
       allReduce(count, DataType.FLOAT32, null, work, op, false, tag, deadlineNs, what);
       if (op == ReduceOp.AVG) {
         Reductions.divide(DataType.FLOAT32, null, work, count, size);
       }
-      Reductions.floatToHalf(bf, null, work, out.base(), out.offset(), count);
+      fromWire(work, out, count);
       return;
     }
     if (!sameMemory(in, out)) {
@@ -155,27 +179,16 @@ final class CpuCollectives implements AutoCloseable {
 
   void reduceScatter(
       HostMemory in, HostMemory out, ReduceOp op, PieceTag tag, long deadlineNs, String what) {
-    DataType type = in.dataType();
+    DataType wire = wire(in.dataType());
     long block = out.count();
-    long total = in.count();
-    DataType wire = half(type) ? DataType.FLOAT32 : type;
-    long work = scratch(total * wire.sizeBytes());
-    boolean bf = type == DataType.BFLOAT16;
-    if (half(type)) {
-      Reductions.halfToFloat(bf, in.base(), in.offset(), null, work, total);
-    } else {
-      UNSAFE.copyMemory(in.base(), in.offset(), null, work, in.sizeBytes());
-    }
+    long work = scratch(in.count() * wire.sizeBytes());
+    toWire(in, work, in.count());
     run(CollectiveKind.REDUCE_SCATTER, block, -1, wire, null, work, op, tag, deadlineNs, what);
     long mine = work + block * rank * wire.sizeBytes();
     if (op == ReduceOp.AVG) {
       Reductions.divide(wire, null, mine, block, size);
     }
-    if (half(type)) {
-      Reductions.floatToHalf(bf, null, mine, out.base(), out.offset(), block);
-    } else {
-      UNSAFE.copyMemory(null, mine, out.base(), out.offset(), out.sizeBytes());
-    }
+    fromWire(mine, out, block);
   }
 
   void barrier(PieceTag tag, long deadlineNs, String what) {
@@ -202,20 +215,16 @@ final class CpuCollectives implements AutoCloseable {
       HostMemory buffer, int root, ReduceOp op, PieceTag tag, long deadlineNs, String what) {
     DataType type = buffer.dataType();
     long count = buffer.count();
-    DataType wire = half(type) ? DataType.FLOAT32 : type;
-    boolean bf = type == DataType.BFLOAT16;
+    DataType wire = wire(type);
     Object base = null;
     long offset;
-    // Scratch has room for one element more, which the chain's head receives (RootedSchedules).
-    if (half(type)) {
-      offset = scratch((count + 1) * 4);
-      Reductions.halfToFloat(bf, buffer.base(), buffer.offset(), null, offset, count);
-    } else if (rank == root) {
+    if (rank == root && !half(type)) {
       base = buffer.base();
       offset = buffer.offset();
     } else {
-      offset = scratch(buffer.sizeBytes() + type.sizeBytes());
-      UNSAFE.copyMemory(buffer.base(), buffer.offset(), null, offset, buffer.sizeBytes());
+      // Room for one element more, which the chain's head receives (RootedSchedules).
+      offset = scratch((count + 1) * wire.sizeBytes());
+      toWire(buffer, offset, count);
     }
     if (size > 1) {
       CompiledProgram program =
@@ -229,7 +238,7 @@ final class CpuCollectives implements AutoCloseable {
       Reductions.divide(wire, base, offset, count, size);
     }
     if (half(type)) {
-      Reductions.floatToHalf(bf, null, offset, buffer.base(), buffer.offset(), count);
+      fromWire(offset, buffer, count);
     }
   }
 

@@ -44,7 +44,6 @@ import java.util.List;
 final class DirectAllReduce implements AutoCloseable {
 
   static final long CHUNK_BYTES = 256 * 1024; // a multiple of every element size; L2-resident
-  private static final long CHECK_INTERVAL_NS = 1_000_000L;
   private static final int POSTED = 0;
   private static final int REDUCED = 1;
   private static final int GATHERED = 2;
@@ -226,17 +225,13 @@ final class DirectAllReduce implements AutoCloseable {
     if (flag(phase, peer) >= want) {
       return;
     }
-    waiter.reset();
-    long nextCheckNs = System.nanoTime() + CHECK_INTERVAL_NS;
+    waiter.start();
     while (flag(phase, peer) < want) { // check() returns once the flag is there
       if (phase == POSTED) {
         checkRings(peer, tag);
       }
-      waiter.idle();
-      long now = System.nanoTime();
-      if (now - nextCheckNs >= 0) {
-        nextCheckNs = now + CHECK_INTERVAL_NS;
-        check(phase, peer, want, tag, deadlineNs, now, what);
+      if (waiter.idle()) {
+        check(phase, peer, want, tag, deadlineNs, System.nanoTime(), what);
       }
     }
   }

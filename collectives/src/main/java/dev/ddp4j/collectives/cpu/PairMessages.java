@@ -48,7 +48,6 @@ final class PairMessages implements AutoCloseable {
   private static final int CTS = 1;
   private static final int DATA = 2;
   private static final int NACK = 3;
-  private static final long CHECK_INTERVAL_NS = 1_000_000L;
   private static final long IDLE_PARK_NS = 5_000_000L;
   private static final long DRAIN_GRACE_NS = 2_000_000_000L;
 
@@ -174,18 +173,12 @@ final class PairMessages implements AutoCloseable {
         LockSupport.parkNanos(this, IDLE_PARK_NS);
         continue;
       }
-      long nextCheckNs = System.nanoTime() + CHECK_INTERVAL_NS;
-      waiter.reset();
+      waiter.start();
       while (pending > 0 && posted.isEmpty()) {
         if (pass()) {
           waiter.reset();
-          continue;
-        }
-        waiter.idle();
-        long now = System.nanoTime();
-        if (now - nextCheckNs >= 0) {
-          nextCheckNs = now + CHECK_INTERVAL_NS;
-          checkLanes(now);
+        } else if (waiter.idle()) {
+          checkLanes(System.nanoTime());
         }
       }
     }

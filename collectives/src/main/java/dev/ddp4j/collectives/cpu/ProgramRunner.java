@@ -33,8 +33,6 @@ import java.util.List;
  */
 final class ProgramRunner {
 
-  private static final long CHECK_INTERVAL_NS = 1_000_000L;
-
   private final Links links;
   private final DirectPeers cma; // null unless large all-reduces may read peers' buffers
   private final int rank;
@@ -83,8 +81,7 @@ final class ProgramRunner {
     prepare(channels, program.maxSteps);
     int pieceBytes = links.pieceBytes() / type.sizeBytes() * type.sizeBytes();
     int elementBytes = type.sizeBytes();
-    long nextCheckNs = System.nanoTime() + CHECK_INTERVAL_NS;
-    waiter.reset();
+    waiter.start();
     sawPeerFailure = false;
     sawPeerGone = false;
     while (true) {
@@ -130,11 +127,8 @@ final class ProgramRunner {
         waiter.reset();
         continue;
       }
-      waiter.idle();
-      long now = System.nanoTime();
-      if (now - nextCheckNs >= 0) {
-        nextCheckNs = now + CHECK_INTERVAL_NS;
-        check(program, tag, deadlineNs, now, what);
+      if (waiter.idle()) {
+        check(program, tag, deadlineNs, System.nanoTime(), what);
       }
     }
   }

@@ -57,17 +57,8 @@ final class CudaGroupSetup {
   record Basis(
       WorkerEnvironment worker, Placement placement, long scratchBudgetBytes, Settings settings) {}
 
-  /**
-   * @param chooser the kernel per launch, or null for the plan's {@link PlanChooser}
-   * @param scratchBudgetBytes the most device memory the scratch may take
-   */
-  static Parts open(
-      WorkerEnvironment worker,
-      Store store,
-      Duration timeout,
-      AllReduceChooser chooser,
-      long scratchBudgetBytes,
-      Settings settings) {
+  /** Where a rank of a new top-level group computes: its local rank's GPU. */
+  static Placement placementOf(WorkerEnvironment worker, Settings settings) {
     boolean shareGpus = CudaSettings.shareGpus(settings);
     int gpus =
         GroupDevice.requireGpuOf(worker, shareGpus, "the cuda backend runs one process per GPU");
@@ -75,19 +66,15 @@ final class CudaGroupSetup {
     // round robin; the routing still sees one logical GPU per local rank, so that
     // DDP4J_P2P_DISABLE_PAIRS names local ranks and a ring around them runs on one GPU.
     int deviceIndex = shareGpus ? worker.localRank() % gpus : worker.localRank();
-    return open(
-        worker,
-        store,
-        timeout,
-        chooser,
-        scratchBudgetBytes,
-        settings,
-        new Placement(deviceIndex, worker.localRank(), 0));
+    return new Placement(deviceIndex, worker.localRank(), 0);
   }
 
   /**
-   * As above, on the GPU {@code placement} names (a subgroup's: its parent's), {@code worker} only
-   * giving the rank, size and restart count.
+   * Opens a group on the GPU {@code placement} names ({@link #placementOf}, or a subgroup's: its
+   * parent's), {@code worker} only giving the rank, size and restart count.
+   *
+   * @param chooser the kernel per launch, or null for the plan's {@link PlanChooser}
+   * @param scratchBudgetBytes the most device memory the scratch may take
    */
   static Parts open(
       WorkerEnvironment worker,

@@ -110,9 +110,11 @@ public final class CudaProcessGroup extends StreamOrderedGroup {
       AllReduceChooser chooser,
       long scratchBudgetBytes,
       Settings settings) {
+    CudaGroupSetup.Placement gpu = CudaGroupSetup.placementOf(worker, settings);
     CudaProcessGroup g =
         new CudaProcessGroup(
-            CudaGroupSetup.open(worker, store, timeout, chooser, scratchBudgetBytes, settings));
+            CudaGroupSetup.open(
+                worker, store, timeout, chooser, scratchBudgetBytes, settings, gpu));
     DebugLog log = new DebugLog(settings, g.rank);
     if (log.enabled(DebugLog.Level.INFO)) {
       log.log(

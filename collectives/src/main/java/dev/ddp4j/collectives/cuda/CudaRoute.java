@@ -75,7 +75,9 @@ interface CudaRoute {
    * Frees what the route holds, once every rank has stopped using it; needs the group's context
    * current.
    *
-   * @return the errors met on the way (empty when none)
+   * @return the errors met on the way (empty when none); by default the route holds nothing
    */
-  List<RuntimeException> close();
+  default List<RuntimeException> close() {
+    return List.of();
+  }
 }

@@ -4,7 +4,6 @@ import dev.ddp4j.DeviceBuffer;
 import dev.ddp4j.ReduceOp;
 import dev.ddp4j.Work;
 import dev.ddp4j.collectives.gpu.Cu;
-import java.util.List;
 import java.util.function.Supplier;
 import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
@@ -62,11 +61,6 @@ final class LocalRoute implements CudaRoute {
   @Override
   public String name() {
     return "local";
-  }
-
-  @Override
-  public List<RuntimeException> close() {
-    return List.of();
   }
 
   @Override

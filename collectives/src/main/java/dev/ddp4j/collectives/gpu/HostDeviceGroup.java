@@ -175,6 +175,16 @@ public final class HostDeviceGroup implements DeviceGroup {
     }
   }
 
+  /** The half that runs {@code op} on {@code buffer}: the host half for a host buffer. */
+  private ProcessGroup half(String op, TensorBuffer buffer) {
+    return buffer instanceof HostBuffer ? host(op) : device;
+  }
+
+  /** The half for {@code op} from {@code input} to {@code output}, both host or both device. */
+  private ProcessGroup half(String op, TensorBuffer input, TensorBuffer output) {
+    return onHost(op, input, output) ? host(op) : device;
+  }
+
   /** True if both are host buffers, false if neither is; a mix is refused. */
   private static boolean onHost(String op, TensorBuffer input, TensorBuffer output) {
     boolean in = input instanceof HostBuffer;
@@ -193,73 +203,53 @@ public final class HostDeviceGroup implements DeviceGroup {
 
   @Override
   public Work allReduce(TensorBuffer input, TensorBuffer output, ReduceOp op) {
-    return onHost("allReduce", input, output)
-        ? host("allReduce").allReduce(input, output, op)
-        : device.allReduce(input, output, op);
+    return half("allReduce", input, output).allReduce(input, output, op);
   }
 
   @Override
   public Work broadcast(TensorBuffer buffer, int root) {
-    return buffer instanceof HostBuffer
-        ? host("broadcast").broadcast(buffer, root)
-        : device.broadcast(buffer, root);
+    return half("broadcast", buffer).broadcast(buffer, root);
   }
 
   @Override
   public Work allGather(TensorBuffer input, TensorBuffer output) {
-    return onHost("allGather", input, output)
-        ? host("allGather").allGather(input, output)
-        : device.allGather(input, output);
+    return half("allGather", input, output).allGather(input, output);
   }
 
   @Override
   public Work reduceScatter(TensorBuffer input, TensorBuffer output, ReduceOp op) {
-    return onHost("reduceScatter", input, output)
-        ? host("reduceScatter").reduceScatter(input, output, op)
-        : device.reduceScatter(input, output, op);
+    return half("reduceScatter", input, output).reduceScatter(input, output, op);
   }
 
   @Override
   public Work isend(TensorBuffer buffer, int dst) {
-    return buffer instanceof HostBuffer
-        ? host("isend").isend(buffer, dst)
-        : device.isend(buffer, dst);
+    return half("isend", buffer).isend(buffer, dst);
   }
 
   @Override
   public Work irecv(TensorBuffer buffer, int src) {
-    return buffer instanceof HostBuffer
-        ? host("irecv").irecv(buffer, src)
-        : device.irecv(buffer, src);
+    return half("irecv", buffer).irecv(buffer, src);
   }
 
   @Override
   public Work reduce(TensorBuffer buffer, int root, ReduceOp op) {
-    return buffer instanceof HostBuffer
-        ? host("reduce").reduce(buffer, root, op)
-        : device.reduce(buffer, root, op);
+    return half("reduce", buffer).reduce(buffer, root, op);
   }
 
   // gather's output and scatter's input exist only on the root: the other side picks the half.
   @Override
   public Work gather(TensorBuffer input, TensorBuffer output, int root) {
-    return onHost("gather", input, output == null ? input : output)
-        ? host("gather").gather(input, output, root)
-        : device.gather(input, output, root);
+    return half("gather", input, output == null ? input : output).gather(input, output, root);
   }
 
   @Override
   public Work scatter(TensorBuffer input, TensorBuffer output, int root) {
-    return onHost("scatter", input == null ? output : input, output)
-        ? host("scatter").scatter(input, output, root)
-        : device.scatter(input, output, root);
+    return half("scatter", input == null ? output : input, output).scatter(input, output, root);
   }
 
   @Override
   public Work allToAll(TensorBuffer input, TensorBuffer output) {
-    return onHost("allToAll", input, output)
-        ? host("allToAll").allToAll(input, output)
-        : device.allToAll(input, output);
+    return half("allToAll", input, output).allToAll(input, output);
   }
 
   /**

@@ -132,16 +132,14 @@ public abstract class StreamOrderedGroup implements DeviceGroup {
     CollectiveChecks.sameShape("allReduce", input, output);
     DeviceBuffer in = deviceBuffer("allReduce", input);
     DeviceBuffer out = deviceBuffer("allReduce", output);
-    return runAllReduce(
-        in, out, op, () -> "allReduce(" + in.count() + " " + in.dataType() + ", " + op + ")");
+    return runAllReduce(in, out, op, what("allReduce", in, op, -1));
   }
 
   @Override
   public final Work broadcast(TensorBuffer buffer, int root) {
     CollectiveChecks.root("broadcast", root, size);
     DeviceBuffer b = deviceBuffer("broadcast", buffer);
-    return runBroadcast(
-        b, root, () -> "broadcast(" + b.count() + " " + b.dataType() + ", root " + root + ")");
+    return runBroadcast(b, root, what("broadcast", b, null, root));
   }
 
   @Override
@@ -150,7 +148,7 @@ public abstract class StreamOrderedGroup implements DeviceGroup {
     DeviceBuffer in = deviceBuffer("allGather", input);
     DeviceBuffer out = deviceBuffer("allGather", output);
     DeviceBuffers.blockOrDisjoint("allGather", rank, in, out);
-    return runAllGather(in, out, () -> "allGather(" + in.count() + " " + in.dataType() + ")");
+    return runAllGather(in, out, what("allGather", in, null, -1));
   }
 
   @Override
@@ -159,8 +157,7 @@ public abstract class StreamOrderedGroup implements DeviceGroup {
     DeviceBuffer in = deviceBuffer("reduceScatter", input);
     DeviceBuffer out = deviceBuffer("reduceScatter", output);
     DeviceBuffers.blockOrDisjoint("reduceScatter", rank, out, in);
-    return runReduceScatter(
-        in, out, op, () -> "reduceScatter(" + out.count() + " " + out.dataType() + ", " + op + ")");
+    return runReduceScatter(in, out, op, what("reduceScatter", out, op, -1));
   }
 
   @Override
@@ -181,11 +178,7 @@ public abstract class StreamOrderedGroup implements DeviceGroup {
   public final Work reduce(TensorBuffer buffer, int root, ReduceOp op) {
     CollectiveChecks.root("reduce", root, size);
     DeviceBuffer b = deviceBuffer("reduce", buffer);
-    return runReduce(
-        b,
-        root,
-        op,
-        () -> "reduce(" + b.count() + " " + b.dataType() + ", " + op + ", root " + root + ")");
+    return runReduce(b, root, op, what("reduce", b, op, root));
   }
 
   @Override
@@ -193,8 +186,7 @@ public abstract class StreamOrderedGroup implements DeviceGroup {
     CollectiveChecks.gather(input, output, root, rank, size);
     DeviceBuffer in = deviceBuffer("gather", input);
     DeviceBuffer out = rootOnly("gather", in, output, root);
-    return runGather(
-        in, out, root, () -> "gather(" + in.count() + " " + in.dataType() + ", root " + root + ")");
+    return runGather(in, out, root, what("gather", in, null, root));
   }
 
   @Override
@@ -202,11 +194,20 @@ public abstract class StreamOrderedGroup implements DeviceGroup {
     CollectiveChecks.scatter(input, output, root, rank, size);
     DeviceBuffer out = deviceBuffer("scatter", output);
     DeviceBuffer in = rootOnly("scatter", out, input, root);
-    return runScatter(
-        in,
-        out,
-        root,
-        () -> "scatter(" + out.count() + " " + out.dataType() + ", root " + root + ")");
+    return runScatter(in, out, root, what("scatter", out, null, root));
+  }
+
+  /** What a call is, for messages ({@code redop} null, {@code root} -1: none), made when asked. */
+  private static Supplier<String> what(String op, DeviceBuffer b, ReduceOp redop, int root) {
+    return () ->
+        op
+            + "("
+            + b.count()
+            + " "
+            + b.dataType()
+            + (redop == null ? "" : ", " + redop)
+            + (root < 0 ? "" : ", root " + root)
+            + ")";
   }
 
   /** Root's whole buffer of a gather or scatter, checked against this rank's block; else null. */
@@ -225,7 +226,7 @@ public abstract class StreamOrderedGroup implements DeviceGroup {
     DeviceBuffer in = deviceBuffer("allToAll", input);
     DeviceBuffer out = deviceBuffer("allToAll", output);
     DeviceBuffers.disjoint("allToAll", in, out);
-    return runAllToAll(in, out, () -> "allToAll(" + in.count() + " " + in.dataType() + ")");
+    return runAllToAll(in, out, what("allToAll", in, null, -1));
   }
 
   /** On {@code in}'s stream. */

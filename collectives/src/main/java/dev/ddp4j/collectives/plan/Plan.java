@@ -33,6 +33,12 @@ public record Plan(
     List<String> warnings,
     InterHost interHost) {
 
+  /** This plan with {@code w} as its warnings (the advice reads the plan it is for). */
+  Plan withWarnings(List<String> w) {
+    return new Plan(
+        topologyHash, devices, rings, trees, islands, wideChannels, directOk, table, w, interHost);
+  }
+
   /** Number of ranks. */
   public int ranks() {
     return devices.length;

@@ -105,17 +105,7 @@ public final class Planner {
             table,
             List.of(),
             o.interHost());
-    return new Plan(
-        draft.topologyHash(),
-        devices,
-        rings,
-        trees,
-        islands,
-        wide,
-        directOk,
-        table,
-        Advice.warnings(t, draft, o),
-        o.interHost());
+    return draft.withWarnings(Advice.warnings(t, draft, o));
   }
 
   private static void putIf(

@@ -2,6 +2,7 @@ package dev.ddp4j.collectives.store;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import java.util.function.Consumer;
 
 /** Builds one frame of {@link StoreProtocolDescriptor}: header first, length patched at the end. */
 final class ReplyWriter {
@@ -27,5 +28,12 @@ final class ReplyWriter {
 
   static void send(ChannelHandlerContext ctx, ByteBuf out) {
     ctx.writeAndFlush(finish(out), ctx.voidPromise());
+  }
+
+  /** Sends one reply: its header, then what {@code body} writes. */
+  static void send(ChannelHandlerContext ctx, byte code, int id, Consumer<ByteBuf> body) {
+    ByteBuf out = begin(ctx, code, id);
+    body.accept(out);
+    send(ctx, out);
   }
 }

@@ -146,9 +146,11 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
     authenticated = true;
     frames.authenticated();
     guard.authenticated(ctx.channel());
-    ByteBuf out = ReplyWriter.begin(ctx, STATUS_OK, id);
-    StoreCodec.writeBytes(out, StoreAuth.serverProof(secret, nonce, clientNonce, cid));
-    ReplyWriter.send(ctx, out);
+    ReplyWriter.send(
+        ctx,
+        STATUS_OK,
+        id,
+        out -> StoreCodec.writeBytes(out, StoreAuth.serverProof(secret, nonce, clientNonce, cid)));
   }
 
   private void dispatch(ChannelHandlerContext ctx, byte op, int id, ByteBuf in) {
@@ -253,9 +255,7 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
           byte[] desired = StoreCodec.readBytes(in);
           StoreCodec.expectEnd(in);
           StoreState.CompareSetResult r = state.compareSet(key, expected, desired);
-          ByteBuf out = ReplyWriter.begin(ctx, STATUS_OK, id);
-          StoreCodec.writeBytes(out, r.value());
-          ReplyWriter.send(ctx, out);
+          ReplyWriter.send(ctx, STATUS_OK, id, out -> StoreCodec.writeBytes(out, r.value()));
           StoreState.fire(r.ready());
           return;
         }
@@ -294,26 +294,21 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
         {
           List<String> keys = StoreCodec.readKeys(in);
           StoreCodec.expectEnd(in);
-          ByteBuf out = ReplyWriter.begin(ctx, STATUS_OK, id);
-          out.writeByte(state.containsAll(keys) ? 1 : 0);
-          ReplyWriter.send(ctx, out);
+          ReplyWriter.send(
+              ctx, STATUS_OK, id, out -> out.writeByte(state.containsAll(keys) ? 1 : 0));
           return;
         }
       case OP_DELETE:
         {
           String key = StoreCodec.readString(in);
           StoreCodec.expectEnd(in);
-          ByteBuf out = ReplyWriter.begin(ctx, STATUS_OK, id);
-          out.writeByte(state.delete(key) ? 1 : 0);
-          ReplyWriter.send(ctx, out);
+          ReplyWriter.send(ctx, STATUS_OK, id, out -> out.writeByte(state.delete(key) ? 1 : 0));
           return;
         }
       case OP_NUM_KEYS:
         {
           StoreCodec.expectEnd(in);
-          ByteBuf out = ReplyWriter.begin(ctx, STATUS_OK, id);
-          out.writeLong(state.numKeys());
-          ReplyWriter.send(ctx, out);
+          ReplyWriter.send(ctx, STATUS_OK, id, out -> out.writeLong(state.numKeys()));
           return;
         }
       default:
@@ -363,16 +358,12 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
           if (w.timer != null) {
             w.timer.cancel(false);
           }
-          ByteBuf out = ReplyWriter.begin(ctx, STATUS_OK, id);
-          body.accept(out, w.values);
-          ReplyWriter.send(ctx, out);
+          ReplyWriter.send(ctx, STATUS_OK, id, out -> body.accept(out, w.values));
         };
     StoreState.Waiter w = state.newWaiter(keys, onReady);
     List<byte[]> now = state.valuesOrAwait(w);
     if (now != null) {
-      ByteBuf out = ReplyWriter.begin(ctx, STATUS_OK, id);
-      body.accept(out, now);
-      ReplyWriter.send(ctx, out);
+      ReplyWriter.send(ctx, STATUS_OK, id, out -> body.accept(out, now));
       return;
     }
     synchronized (waiters) {
@@ -385,9 +376,7 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
                   List<String> missing = w.cancel();
                   if (missing != null) {
                     forget(w);
-                    ByteBuf out = ReplyWriter.begin(ctx, STATUS_TIMEOUT, id);
-                    timedOut.accept(out, missing);
-                    ReplyWriter.send(ctx, out);
+                    ReplyWriter.send(ctx, STATUS_TIMEOUT, id, out -> timedOut.accept(out, missing));
                   }
                 },
                 timeoutMs,
@@ -401,14 +390,10 @@ final class StoreServerHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void sendCached(ChannelHandlerContext ctx, int id, byte[] body) {
-    ByteBuf out = ReplyWriter.begin(ctx, STATUS_OK, id);
-    out.writeBytes(body);
-    ReplyWriter.send(ctx, out);
+    ReplyWriter.send(ctx, STATUS_OK, id, out -> out.writeBytes(body));
   }
 
   private static void replyError(ChannelHandlerContext ctx, int id, String message) {
-    ByteBuf out = ReplyWriter.begin(ctx, STATUS_ERROR, id);
-    StoreCodec.writeString(out, message);
-    ReplyWriter.send(ctx, out);
+    ReplyWriter.send(ctx, STATUS_ERROR, id, out -> StoreCodec.writeString(out, message));
   }
 }

@@ -84,43 +84,35 @@ public final class TcpStoreClient implements Store {
 
   @Override
   public void set(String key, byte[] value) {
-    keyAndValue(OP_SET, "set of key '" + key + "'", key, value);
+    keyed(OP_SET, "set of key '" + key + "'", key, out -> StoreCodec.writeBytes(out, value));
   }
 
   @Override
   public byte[] get(String key, Duration waitFor) {
     Reply r =
-        call(
+        forKeys(
             OP_GET,
             "get of key '" + key + "'",
             List.of(key),
             waitFor,
-            ServerWait.FOR_KEYS,
             out -> StoreCodec.writeString(out, key));
     return StoreCodec.readBytes(Unpooled.wrappedBuffer(r.body()));
   }
 
   @Override
   public long add(String key, long delta) {
-    Reply r =
-        immediate(
-            OP_ADD,
-            "add on key '" + key + "'",
-            out -> {
-              StoreCodec.writeString(out, key);
-              out.writeLong(delta);
-            });
+    Reply r = keyed(OP_ADD, "add on key '" + key + "'", key, out -> out.writeLong(delta));
     return Unpooled.wrappedBuffer(r.body()).readLong();
   }
 
   @Override
   public byte[] compareSet(String key, byte[] expected, byte[] desired) {
     Reply r =
-        immediate(
+        keyed(
             OP_COMPARE_SET,
             "compareSet on key '" + key + "'",
+            key,
             out -> {
-              StoreCodec.writeString(out, key);
               StoreCodec.writeBytes(out, expected);
               StoreCodec.writeBytes(out, desired);
             });
@@ -130,13 +122,7 @@ public final class TcpStoreClient implements Store {
   @Override
   public void wait(Collection<String> keys, Duration waitFor) {
     List<String> list = List.copyOf(keys);
-    call(
-        OP_WAIT,
-        "wait for " + list.size() + " key(s)",
-        list,
-        waitFor,
-        ServerWait.FOR_KEYS,
-        out -> StoreCodec.writeKeys(out, list));
+    forKeys(OP_WAIT, "wait for " + list.size() + " key(s)", list, waitFor);
   }
 
   @Override
@@ -148,9 +134,7 @@ public final class TcpStoreClient implements Store {
 
   @Override
   public boolean delete(String key) {
-    Reply r =
-        immediate(
-            OP_DELETE, "delete of key '" + key + "'", out -> StoreCodec.writeString(out, key));
+    Reply r = keyed(OP_DELETE, "delete of key '" + key + "'", key, out -> {});
     return r.body()[0] != 0;
   }
 
@@ -163,14 +147,7 @@ public final class TcpStoreClient implements Store {
   @Override
   public List<byte[]> multiGet(List<String> keys, Duration waitFor) {
     List<String> list = List.copyOf(keys);
-    Reply r =
-        call(
-            OP_MULTI_GET,
-            "multiGet of " + list.size() + " key(s)",
-            list,
-            waitFor,
-            ServerWait.FOR_KEYS,
-            out -> StoreCodec.writeKeys(out, list));
+    Reply r = forKeys(OP_MULTI_GET, "multiGet of " + list.size() + " key(s)", list, waitFor);
     return StoreCodec.readValues(Unpooled.wrappedBuffer(r.body()));
   }
 
@@ -191,7 +168,7 @@ public final class TcpStoreClient implements Store {
 
   @Override
   public void append(String key, byte[] value) {
-    keyAndValue(OP_APPEND, "append to key '" + key + "'", key, value);
+    keyed(OP_APPEND, "append to key '" + key + "'", key, out -> StoreCodec.writeBytes(out, value));
   }
 
   /**
@@ -253,41 +230,42 @@ public final class TcpStoreClient implements Store {
     FOR_KEYS
   }
 
-  /**
-   * Sends one request and returns its OK reply, reconnecting and resending (same request id) when
-   * the connection drops, until {@code budget} from now has passed. Every call of this client goes
-   * through here: each has a deadline, and waits on the server only when {@code wait} says so.
-   *
-   * @param waitedKeys the keys a timed wait is for, named in its timeout message
-   * @param budget how long the whole call may take: the client's timeout, or the wait asked for
-   */
-  private Reply call(
-      byte op,
-      String what,
-      List<String> waitedKeys,
-      Duration budget,
-      ServerWait wait,
-      Consumer<ByteBuf> body) {
-    return check(send(op, what, waitedKeys, budget, wait, body), what, budget);
-  }
-
-  /** {@link #immediate} with a key and a value as the body (set, append). */
-  private void keyAndValue(byte op, String what, String key, byte[] value) {
-    immediate(
+  /** A call on one key the server answers at once: the key, then what {@code rest} writes. */
+  private Reply keyed(byte op, String what, String key, Consumer<ByteBuf> rest) {
+    return immediate(
         op,
         what,
         out -> {
           StoreCodec.writeString(out, key);
-          StoreCodec.writeBytes(out, value);
+          rest.accept(out);
         });
+  }
+
+  /** A call on {@code keys} (its body: the keys) that waits for them, within {@code waitFor}. */
+  private Reply forKeys(byte op, String what, List<String> keys, Duration waitFor) {
+    return forKeys(op, what, keys, waitFor, out -> StoreCodec.writeKeys(out, keys));
+  }
+
+  /** A call the server answers once {@code keys} exist, within {@code waitFor}; its OK reply. */
+  private Reply forKeys(
+      byte op, String what, List<String> keys, Duration waitFor, Consumer<ByteBuf> body) {
+    return check(send(op, what, keys, waitFor, ServerWait.FOR_KEYS, body), what, waitFor);
   }
 
   /** A call the server answers at once (waits on no key), within the client's timeout. */
   private Reply immediate(byte op, String what, Consumer<ByteBuf> body) {
-    return call(op, what, List.of(), timeout, ServerWait.NONE, body);
+    return check(send(op, what, List.of(), timeout, ServerWait.NONE, body), what, timeout);
   }
 
-  /** {@link #call} without {@link #check}: the reply whatever its status. */
+  /**
+   * Sends one request and returns its reply whatever its status ({@link #check} turns all but OK
+   * into exceptions), reconnecting and resending (same request id) when the connection drops, until
+   * {@code budget} from now has passed. Every call of this client goes through here: each has a
+   * deadline, and waits on the server only when {@code wait} says so.
+   *
+   * @param waitedKeys the keys a timed wait is for, named in its timeout message
+   * @param budget how long the whole call may take: the client's timeout, or the wait asked for
+   */
   private Reply send(
       byte op,
       String what,
