@@ -68,7 +68,7 @@ class CudaP2pGpuTest {
         .contains("10 FLOAT32")
         .contains("12 FLOAT32")
         .contains("reduce MAX  BFLOAT16")
-        .contains("gather FLOAT32     4097 root 1 in-place")
+        .containsPattern("gather FLOAT32 +4097 root 1 in-place +PASS")
         .contains("scatter INT64")
         .contains("allToAll UINT8");
   }
