@@ -49,7 +49,6 @@ final class PairMessages implements AutoCloseable {
   private static final int DATA = 2;
   private static final int NACK = 3;
   private static final long IDLE_PARK_NS = 5_000_000L;
-  private static final long DRAIN_GRACE_NS = 2_000_000_000L;
 
   private final int rank;
   private final HostLinks links;
@@ -58,7 +57,6 @@ final class PairMessages implements AutoCloseable {
   private final Lane[] sends; // [peer]: this rank's messages to peer
   private final Lane[] receives; // [peer]: messages from peer to this rank
   private final ArrayDeque<PieceTag>[] clearToSend; // [peer]: CTS read before their send
-  private final long[] goneSinceNs; // [peer]: when this thread first saw it gone, 0 before
   private final ConcurrentLinkedQueue<Message> posted = new ConcurrentLinkedQueue<>();
   private final PieceTag tag = new PieceTag();
   private final IdleWaiter waiter = new IdleWaiter();
@@ -78,7 +76,6 @@ final class PairMessages implements AutoCloseable {
     this.sends = new Lane[n];
     this.receives = new Lane[n];
     this.clearToSend = new ArrayDeque[n];
-    this.goneSinceNs = new long[n];
     for (int p = 0; p < n; p++) {
       sends[p] = new Lane();
       receives[p] = new Lane();
@@ -381,14 +378,8 @@ final class PairMessages implements AutoCloseable {
       return;
     }
     String gone = links.peerGone(peer, false);
-    if (gone != null && goneSinceNs[peer] == 0) {
-      goneSinceNs[peer] = now;
-    }
-    // Its last pieces may have landed just before it left, or still be on their way (its own
-    // connection closes after them, maybe later than this rank's to it): wait for that connection
-    // to close, for at most DRAIN_GRACE_NS, then for a pass that finds nothing more.
-    boolean draining = links.mayStillDeliver(peer) && now - goneSinceNs[peer] < DRAIN_GRACE_NS;
-    if (gone != null && !draining && !read(peer) && lane.queue.peekFirst() == m) {
+    // Its last pieces may have landed just before it left: a pass that finds none first.
+    if (gone != null && !read(peer) && lane.queue.peekFirst() == m) {
       finish(m, new PeerFailureException(peer, m.label + " cannot finish: " + gone));
       return;
     }

@@ -223,14 +223,6 @@ public final class HostLinks implements Links {
     return sockets == null ? null : sockets.gone(peer);
   }
 
-  /**
-   * True while {@code peer} may still deliver what it sent before it left: its socket connection to
-   * this rank is open. Shared-memory pieces are in this rank's file before their sender exits.
-   */
-  public boolean mayStillDeliver(int peer) {
-    return !(shm != null && shm.has(peer)) && sockets != null && sockets.inboundOpen(peer);
-  }
-
   @Override
   public String peerFailed(int peer) {
     if (shm != null && shm.has(peer)) {

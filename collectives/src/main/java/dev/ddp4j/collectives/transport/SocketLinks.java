@@ -47,6 +47,9 @@ import java.util.stream.IntStream;
  */
 final class SocketLinks implements AutoCloseable {
 
+  /** How long a peer with a problem may still deliver over its open connection ({@link #gone}). */
+  private static final long DRAIN_GRACE_NS = 2_000_000_000L;
+
   private final int rank;
   private final int channels;
   private final EventLoopGroup loop;
@@ -58,8 +61,10 @@ final class SocketLinks implements AutoCloseable {
   private final AtomicReferenceArray<String> failures; // [peer]: what it reported, or null
   private final CountDownLatch hellos;
   private final AtomicLongArray lastHeardNs; // [peer]: nanoTime of its last frame, 0 before hello
-  private final AtomicIntegerArray
-      inboundOpen; // [peer]: 1 from its hello until its connection closed
+  // [peer]: 1 from its hello until its connection to this rank closed
+  private final AtomicIntegerArray inboundOpen;
+  // [peer]: when a problem was first seen while its connection still delivered, 0 before
+  private final AtomicLongArray drainSinceNs;
   private final long livenessNs;
   private final SocketHandshake handshake;
   private volatile ScheduledFuture<?> heartbeats;
@@ -91,6 +96,7 @@ final class SocketLinks implements AutoCloseable {
     this.hellos = new CountDownLatch(remotePeers);
     this.lastHeardNs = new AtomicLongArray(size);
     this.inboundOpen = new AtomicIntegerArray(size);
+    this.drainSinceNs = new AtomicLongArray(size);
     this.livenessNs = TimeUnit.MILLISECONDS.toNanos(livenessMs);
     for (int p = 0; p < size; p++) {
       for (int c = 0; c < channels; c++) {
@@ -112,6 +118,7 @@ final class SocketLinks implements AutoCloseable {
     this.hellos = base.hellos;
     this.lastHeardNs = base.lastHeardNs;
     this.inboundOpen = base.inboundOpen;
+    this.drainSinceNs = base.drainSinceNs;
     this.livenessNs = base.livenessNs;
     this.handshake = base.handshake;
     this.server = server;
@@ -400,9 +407,22 @@ final class SocketLinks implements AutoCloseable {
     return addresses[peer];
   }
 
+  /**
+   * Why {@code peer} is gone, or null. A problem counts once nothing more can come from it: this
+   * rank's connection to a peer that left may close before the peer's own connection delivered its
+   * last frames (a send that completed once queued), so while that one is open the peer is not gone
+   * yet, for at most {@link #DRAIN_GRACE_NS}.
+   */
   String gone(int peer) {
     String problem = problems.get(peer);
     if (problem != null) {
+      if (inboundOpen.get(peer) == 1) {
+        long now = System.nanoTime() | 1; // 0 means "not seen"
+        drainSinceNs.compareAndSet(peer, 0, now);
+        if (now - drainSinceNs.get(peer) < DRAIN_GRACE_NS) {
+          return null;
+        }
+      }
       return problem;
     }
     long heard = lastHeardNs.get(peer);
@@ -420,14 +440,6 @@ final class SocketLinks implements AutoCloseable {
           + " counts as dead)";
     }
     return null;
-  }
-
-  /**
-   * True while the connection from {@code peer} is open: frames it sent before it left may still
-   * arrive, even once its other connection (this rank's to it) reported the peer gone.
-   */
-  boolean inboundOpen(int peer) {
-    return inboundOpen.get(peer) == 1;
   }
 
   String failure(int peer) {
